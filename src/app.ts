@@ -1,0 +1,83 @@
+// Builds the HTTP application from its services. Never listens: server.ts and tests do that.
+import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import { AppError, Errors } from './errors.js';
+import { registerDocs } from './http/docs.js';
+import { errorHandler, notFoundHandler } from './http/errors.js';
+import { redactedUrl } from './http/redact.js';
+import type { App } from './http/types.js';
+import { validatorCompiler } from './http/validation.js';
+import { bearerMatches } from './modules/admin/service.js';
+import { appRoutes } from './modules/apps/routes.js';
+import { permissionRoutes } from './modules/bots/routes.js';
+import { eventRoutes } from './modules/events/routes.js';
+import { healthRoutes } from './modules/health/routes.js';
+import { outboxRoutes } from './modules/outbox/routes.js';
+import { pointRoutes } from './modules/points/routes.js';
+import { sessionRoutes } from './modules/sessions/routes.js';
+import { userRoutes } from './modules/users/routes.js';
+import type { Services } from './services.js';
+
+export const BODY_LIMIT = 64 * 1024;
+const REQUEST_ID = /^[\w.:-]{1,64}$/;
+
+export interface BuildOptions {
+  /** pino options, or false for no logs (tests). */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(s: Services, options: BuildOptions = {}): Promise<App> {
+  const app: App = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // One line per request is written by the onResponse hook below instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.decorateRequest('credential', null);
+  s.metrics.install(app);
+
+  // One line per answered request, with its id; query values of secret parameters are masked.
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { method: request.method, url: redactedUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request',
+    );
+    done();
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header('x-request-id', request.id);
+    done();
+  });
+
+  await app.register(formbody);
+  await registerDocs(app, s.config.publicUrl);
+
+  healthRoutes(app, s);
+  userRoutes(app, s);
+
+  await app.register(async (operator: App) => {
+    operator.addHook('onRequest', async (request) => {
+      if (!bearerMatches(request.headers.authorization, s.adminTokenHash)) throw new AppError(Errors.unauthorized);
+    });
+    eventRoutes(operator, s);
+    appRoutes(operator, s);
+    permissionRoutes(operator, s);
+    pointRoutes(operator, s);
+    sessionRoutes(operator, s);
+    outboxRoutes(operator, s);
+  });
+
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,94 @@
+// The only reader of process.env: every setting is parsed and checked here, and a bad
+// configuration stops the start-up with the full list of problems.
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  publicUrl: string;
+  authCodeTtlS: number;
+  accessTokenTtlS: number;
+  refreshTokenTtlS: number;
+  paymentTokenTtlS: number;
+  webhookAllowInsecure: boolean;
+  rateLimits: boolean;
+  requireSigned: boolean;
+  /** 32-byte key (base64) for secrets at rest; when unset a key file beside the data is used. */
+  encryptionKey: string | undefined;
+  keyFile: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid settings:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
+const isLogLevel = (v: string): v is LogLevel => (LOG_LEVELS as readonly string[]).includes(v);
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const flag = (name: string, fallback: boolean, on = ['1', 'true', 'on'], off = ['0', 'false', 'off']): boolean => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    if (on.includes(raw)) return true;
+    if (off.includes(raw)) return false;
+    problems.push(`${name} must be one of ${[...on, ...off].join(', ')} (got "${raw}")`);
+    return fallback;
+  };
+
+  const port = int('PORT', 8080, 0, 65535);
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/platform.db';
+  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${databaseUrl}")`);
+  }
+  const redisUrl = env.REDIS_URL || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
+    problems.push(`REDIS_URL must be redis://... or rediss://...`);
+  }
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) address (got "${publicUrl}")`);
+  const encryptionKey = env.ENCRYPTION_KEY || undefined;
+  if (encryptionKey !== undefined && Buffer.from(encryptionKey, 'base64').length !== 32) {
+    problems.push('ENCRYPTION_KEY must be 32 bytes in base64');
+  }
+  const rawLevel = env.LOG_LEVEL || 'info';
+  if (!isLogLevel(rawLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+
+  const config: Config = {
+    port,
+    host: env.HOST || '0.0.0.0',
+    databaseUrl,
+    redisUrl,
+    adminToken,
+    publicUrl,
+    authCodeTtlS: int('AUTH_CODE_TTL_S', 300, 1, 86_400),
+    accessTokenTtlS: int('ACCESS_TOKEN_TTL_S', 7200, 1, 31_536_000),
+    refreshTokenTtlS: int('REFRESH_TOKEN_TTL_S', 1_209_600, 1, 31_536_000),
+    paymentTokenTtlS: int('PAYMENT_TOKEN_TTL_S', 300, 1, 86_400),
+    webhookAllowInsecure: flag('WEBHOOK_ALLOW_INSECURE', false),
+    rateLimits: flag('RATE_LIMITS', true, ['on', '1', 'true'], ['off', '0', 'false']),
+    requireSigned: flag('REQUIRE_SIGNED', false),
+    encryptionKey,
+    keyFile: env.KEY_FILE || './data/encryption.key',
+    logLevel: isLogLevel(rawLevel) ? rawLevel : 'info',
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

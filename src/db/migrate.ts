@@ -1,0 +1,14 @@
+import { Migrator, type Migration } from 'kysely';
+import type { Db } from './connect.js';
+import { initialMigration } from './migrations/0001_initial.js';
+
+/** Brings the schema up to date; safe to call on every start. */
+export async function migrate(db: Db): Promise<string[]> {
+  const migrations: Record<string, Migration> = {
+    '0001_initial': initialMigration(db.dialect),
+  };
+  const migrator = new Migrator({ db: db.k, provider: { getMigrations: () => Promise.resolve(migrations) } });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,100 @@
+// The one error registry. Each error has a stable id, an HTTP status and its exact texts; the
+// mapper (renderError) turns it into the envelope of the surface the request came through.
+
+export interface ErrorDef {
+  /** Stable snake_case id; the `error` field on the operator surface. */
+  readonly id: string;
+  readonly status: number;
+  /** The `error` field of the /openapi/ envelope. */
+  readonly error: string;
+  readonly message: string;
+}
+
+const def = (id: string, status: number, error: string, message: string): ErrorDef => ({ id, status, error, message });
+
+export const Errors = {
+  // /openapi/ authentication and parameters (decisions.md section 1)
+  apiKeyUnavailable: def('api_key_unavailable', 400, 'Bad Request', 'You X-API-KEY is not available'),
+  paramError: def('param_error', 401, 'Bad Request', 'Param error'),
+  signatureMismatch: def('signature_mismatch', 401, 'Unauthorized', 'signature mismatch'),
+  timestampOutOfRange: def('timestamp_out_of_range', 401, 'Unauthorized', 'timestamp out of range'),
+  nonceUsed: def('nonce_already_used', 401, 'Unauthorized', 'nonce already used'),
+  signatureRequired: def('signature_required', 401, 'Unauthorized', 'signature required'),
+  routeNotFound: def('not_found', 404, 'Not Found', 'no such endpoint'),
+  payloadTooLarge: def('payload_too_large', 413, 'Payload Too Large', 'request body too large'),
+  rateLimited: def('rate_limited', 429, 'Too Many Requests', 'rate limit exceeded'),
+
+  // Operator surface (operator-api.md)
+  unauthorized: def('unauthorized', 401, 'Unauthorized', 'missing or wrong bearer token'),
+  invalidRequest: def('invalid_request', 400, 'Bad Request', 'invalid request'),
+  invalidEvent: def('invalid_event', 400, 'Bad Request', 'invalid event'),
+  unknownUser: def('unknown_user', 404, 'Not Found', 'unknown user'),
+  unknownBot: def('unknown_bot', 404, 'Not Found', 'unknown bot'),
+  unknownApplication: def('unknown_application', 404, 'Not Found', 'unknown permission application'),
+  botLimitReached: def('bot_limit_reached', 409, 'Conflict', 'an account may own at most 5 bots'),
+  applicationDecided: def('application_decided', 409, 'Conflict', 'the application was already decided'),
+  applicationPending: def('application_pending', 409, 'Conflict', 'an application for this permission is pending'),
+  permissionHeld: def('permission_held', 409, 'Conflict', 'the bot already holds this permission'),
+
+  internal: def('internal_error', 500, 'Internal Server Error', 'internal error'),
+} as const;
+
+export class AppError extends Error {
+  constructor(
+    readonly def: ErrorDef,
+    readonly detail?: string,
+    /** Extra envelope fields (e.g. `index` of a bad event). */
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail === undefined ? def.message : `${def.message}: ${detail}`);
+    this.name = 'AppError';
+  }
+}
+
+export const fail = (d: ErrorDef, detail?: string, extra?: Record<string, unknown>): never => {
+  throw new AppError(d, detail, extra);
+};
+
+export type Surface = 'openapi' | 'bot' | 'internal';
+
+/** Which envelope a path answers errors in. */
+export function surfaceOf(url: string): Surface {
+  if (url.startsWith('/openapi/bot/') || url.startsWith('/openapi/answerCallbackQuery')) return 'bot';
+  if (url.startsWith('/openapi/')) return 'openapi';
+  return 'internal';
+}
+
+export interface Rendered {
+  status: number;
+  body: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+export function renderError(surface: Surface, e: AppError): Rendered {
+  const { def: d, detail, extra, headers } = e;
+  switch (surface) {
+    case 'openapi':
+      return {
+        status: d.status,
+        headers,
+        body: { error: d.error, code: d.status, message: d.message, ...(detail !== undefined ? { detail } : {}), ...extra },
+      };
+    case 'bot':
+      // Bot client libraries read error details only from 200 answers (decisions.md section 2).
+      return {
+        status: d.status >= 500 ? d.status : 200,
+        headers,
+        body: {
+          ok: false,
+          result: null,
+          error_code: d.status,
+          message: detail ?? d.message,
+          success: false,
+          ...extra,
+        },
+      };
+    case 'internal':
+      return { status: d.status, headers, body: { error: d.id, message: detail ?? d.message, ...extra } };
+  }
+}

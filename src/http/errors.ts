@@ -1,0 +1,46 @@
+// Maps everything thrown while answering a request to the envelope of its surface. Unknown
+// errors become a generic 500 that leaks nothing (the log keeps the details).
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, Errors, renderError, surfaceOf, type ErrorDef } from '../errors.js';
+import { describeValidation } from './validation.js';
+
+const isFastifyError = (e: unknown): e is FastifyError =>
+  e instanceof Error && 'code' in e && typeof e.code === 'string';
+
+/** The registry entry for a client's malformed request on a surface. */
+const paramErrorFor = (url: string): ErrorDef =>
+  surfaceOf(url) === 'internal' ? Errors.invalidRequest : Errors.paramError;
+
+export function toAppError(error: unknown, url: string): AppError {
+  if (error instanceof AppError) return error;
+  if (!isFastifyError(error)) return new AppError(Errors.internal);
+  if (error.validation !== undefined) {
+    return new AppError(paramErrorFor(url), describeValidation(error.validationContext ?? 'request', error.validation));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError(Errors.payloadTooLarge);
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError(paramErrorFor(url), 'body: malformed JSON');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError(paramErrorFor(url), 'body: unsupported content type');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError(paramErrorFor(url), 'body: content length does not match');
+    default:
+      return error.statusCode !== undefined && error.statusCode < 500
+        ? new AppError(paramErrorFor(url), error.message)
+        : new AppError(Errors.internal);
+  }
+}
+
+export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error, request.url);
+  if (appError.def.status >= 500) request.log.error({ err: error }, 'request failed');
+  const { status, body, headers } = renderError(surfaceOf(request.url), appError);
+  return reply.code(status).headers(headers).send(body);
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return errorHandler(new AppError(Errors.routeNotFound, `${request.method} ${request.url.split('?')[0] ?? ''}`), request, reply);
+}

@@ -1,0 +1,111 @@
+// State that several instances must share: replay protection and wake-up messages. With one
+// instance it lives in memory; with REDIS_URL it lives in Redis.
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+
+export interface NonceStore {
+  /** Records the key until `expiresAt` (unix ms); false when it was already recorded. */
+  claim(key: string, expiresAt: number, now: number): Promise<boolean>;
+}
+
+export class MemoryNonceStore implements NonceStore {
+  private readonly seen = new Map<string, number>();
+  private lastSweep = 0;
+
+  claim(key: string, expiresAt: number, now: number): Promise<boolean> {
+    if (now - this.lastSweep > 60_000) this.sweep(now);
+    const until = this.seen.get(key);
+    if (until !== undefined && until > now) return Promise.resolve(false);
+    this.seen.set(key, expiresAt);
+    return Promise.resolve(true);
+  }
+
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    for (const [key, until] of this.seen) if (until <= now) this.seen.delete(key);
+  }
+}
+
+export class RedisNonceStore implements NonceStore {
+  constructor(private readonly redis: Redis) {}
+  async claim(key: string, expiresAt: number, now: number): Promise<boolean> {
+    const ttl = Math.max(1, expiresAt - now);
+    return (await this.redis.set(`nonce:${key}`, '1', 'PX', ttl, 'NX')) === 'OK';
+  }
+}
+
+export type Listener = (message: string) => void;
+
+/** Publish/subscribe between instances (cache invalidation, long-poll wake-ups). */
+export interface Bus {
+  publish(channel: string, message: string): void;
+  subscribe(channel: string, listener: Listener): () => void;
+  close(): Promise<void>;
+}
+
+export class LocalBus implements Bus {
+  protected readonly emitter = new EventEmitter().setMaxListeners(0);
+  publish(channel: string, message: string): void {
+    this.emitter.emit(channel, message);
+  }
+  subscribe(channel: string, listener: Listener): () => void {
+    this.emitter.on(channel, listener);
+    return () => this.emitter.off(channel, listener);
+  }
+  close(): Promise<void> {
+    this.emitter.removeAllListeners();
+    return Promise.resolve();
+  }
+}
+
+/** Every message goes through Redis, so this instance hears its own messages exactly once too. */
+export class RedisBus extends LocalBus {
+  private readonly subscribed = new Set<string>();
+  constructor(
+    private readonly pub: Redis,
+    private readonly sub: Redis,
+  ) {
+    super();
+    sub.on('message', (channel: string, message: string) => this.emitter.emit(channel, message));
+  }
+  override publish(channel: string, message: string): void {
+    void this.pub.publish(channel, message);
+  }
+  override subscribe(channel: string, listener: Listener): () => void {
+    if (!this.subscribed.has(channel)) {
+      this.subscribed.add(channel);
+      void this.sub.subscribe(channel);
+    }
+    return super.subscribe(channel, listener);
+  }
+  override async close(): Promise<void> {
+    await super.close();
+    this.sub.disconnect();
+    this.pub.disconnect();
+  }
+}
+
+export interface SharedState {
+  nonces: NonceStore;
+  bus: Bus;
+  redis: Redis | undefined;
+  close(): Promise<void>;
+}
+
+export function openSharedState(redisUrl: string | undefined): SharedState {
+  if (redisUrl === undefined) {
+    const bus = new LocalBus();
+    return { nonces: new MemoryNonceStore(), bus, redis: undefined, close: () => bus.close() };
+  }
+  const redis = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
+  const bus = new RedisBus(redis.duplicate(), redis.duplicate());
+  return {
+    nonces: new RedisNonceStore(redis),
+    bus,
+    redis,
+    close: async () => {
+      await bus.close();
+      redis.disconnect();
+    },
+  };
+}

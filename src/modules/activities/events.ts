@@ -1,0 +1,104 @@
+import { Type } from 'typebox';
+import { bumpUserGroup } from '../../db/counters.js';
+import { toCents } from '../../lib/money.js';
+import { Amount, Id } from '../../lib/schemas.js';
+import { defineEvent } from '../events/define.js';
+import { bumpGroup, findGroup } from '../groups/repo.js';
+import { bumpUserStats, usersExist } from '../users/repo.js';
+import * as repo from './repo.js';
+
+const strict = { additionalProperties: false } as const;
+const DrawRef = Type.Object({ draw_id: Id, user_id: Id }, strict);
+
+/** Amounts must be > 0 with at most two decimals. */
+const positiveCents = (amount: string | number): number | undefined => {
+  const cents = toCents(amount);
+  return cents !== undefined && cents > 0 ? cents : undefined;
+};
+
+export const activityEvents = [
+  defineEvent('vote.cast', Type.Object({ vote_id: Id, group_id: Id, user_id: Id }, strict), async ({ tx, now }, d) => {
+    if ((await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
+    if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+    const groupOfVote = await repo.voteGroup(tx, d.vote_id);
+    if (groupOfVote === undefined) await repo.createVote(tx, d.vote_id, d.group_id);
+    else if (groupOfVote !== d.group_id) return 'vote_group_mismatch';
+    if (await repo.castVote(tx, d.vote_id, d.user_id, now)) {
+      await bumpUserGroup(tx, d.user_id, d.group_id, { votes: 1 });
+    }
+    return undefined;
+  }),
+  defineEvent(
+    'lucky_draw.created',
+    Type.Object({ draw_id: Id, group_id: Id, initiator_id: Id }, strict),
+    async ({ tx, now }, d) => {
+      if ((await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
+      if (!(await usersExist(tx, [d.initiator_id]))) return 'unknown_user';
+      const existing = await repo.findDraw(tx, d.draw_id);
+      if (existing !== undefined) {
+        return existing.group_id === d.group_id && existing.initiator_id === d.initiator_id ? undefined : 'draw_exists';
+      }
+      await repo.createDraw(tx, d, now);
+      await bumpUserGroup(tx, d.initiator_id, d.group_id, { draws_initiated: 1 });
+      return undefined;
+    },
+  ),
+  ...(['lucky_draw.entered', 'lucky_draw.won'] as const).map((type) =>
+    defineEvent(type, DrawRef, async ({ tx, now }, d) => {
+      const draw = await repo.findDraw(tx, d.draw_id);
+      if (draw === undefined) return 'unknown_draw';
+      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+      const entry = await repo.findEntry(tx, d.draw_id, d.user_id);
+      // A win implies an entry: a win reported first also counts the entry once.
+      if (entry === undefined) {
+        await repo.addEntry(tx, d.draw_id, d.user_id, now);
+        await bumpUserGroup(tx, d.user_id, draw.group_id, { draws_entered: 1 });
+      }
+      if (type === 'lucky_draw.won' && entry?.won !== 1) {
+        await repo.markWon(tx, d.draw_id, d.user_id);
+        await bumpUserGroup(tx, d.user_id, draw.group_id, { draws_won: 1 });
+      }
+      return undefined;
+    }),
+  ),
+  defineEvent(
+    'lucky_box.sent',
+    Type.Object(
+      { box_id: Id, sender_id: Id, amount: Amount, count: Type.Integer({ minimum: 1, maximum: 1_000_000 }), group_id: Type.Optional(Id) },
+      strict,
+    ),
+    async ({ tx, now }, d) => {
+      const cents = positiveCents(d.amount);
+      if (cents === undefined) return 'invalid_amount';
+      if (!(await usersExist(tx, [d.sender_id]))) return 'unknown_user';
+      if (d.group_id !== undefined && (await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
+      if ((await repo.findBox(tx, d.box_id)) !== undefined) return 'box_exists';
+      await repo.createBox(
+        tx,
+        { box_id: d.box_id, sender_id: d.sender_id, group_id: d.group_id ?? null, amount_cents: cents, count: d.count },
+        now,
+      );
+      await bumpUserStats(tx, d.sender_id, { boxes_sent: 1, boxes_sent_cents: cents });
+      if (d.group_id !== undefined) await bumpGroup(tx, d.group_id, { boxes_sent: 1, boxes_sent_cents: cents });
+      return undefined;
+    },
+  ),
+  defineEvent(
+    'lucky_box.claimed',
+    Type.Object({ box_id: Id, user_id: Id, amount: Amount }, strict),
+    async ({ tx, now }, d) => {
+      const cents = positiveCents(d.amount);
+      if (cents === undefined) return 'invalid_amount';
+      const box = await repo.findBox(tx, d.box_id);
+      if (box === undefined) return 'unknown_box';
+      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+      if (box.claimed_count >= box.count) return 'box_empty';
+      if (box.claimed_cents + cents > box.amount_cents) return 'amount_exceeds_box';
+      if (!(await repo.addClaim(tx, d.box_id, d.user_id, cents, now))) return 'already_claimed';
+      await repo.bumpBox(tx, d.box_id, { claimed_count: 1, claimed_cents: cents });
+      await bumpUserStats(tx, d.user_id, { boxes_received: 1, boxes_received_cents: cents });
+      if (box.group_id !== null) await bumpUserGroup(tx, d.user_id, box.group_id, { boxes_received: 1 });
+      return undefined;
+    },
+  ),
+];

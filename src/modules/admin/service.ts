@@ -1,0 +1,36 @@
+// The operator's bearer token: ADMIN_TOKEN when set; otherwise generated on first start, shown
+// once, and kept (as a hash) for later starts.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.js';
+import { safeEqual, sha256Hex } from '../../lib/crypto.js';
+import { newAdminToken } from '../../lib/ids.js';
+
+const KEY = 'admin_token_sha256';
+
+export interface AdminToken {
+  hash: string;
+  /** Set only on the start that generated the token: the one time it can be shown. */
+  generated?: string;
+}
+
+export async function ensureAdminToken(db: Kysely<DB>, configured: string | undefined): Promise<AdminToken> {
+  if (configured !== undefined) return { hash: sha256Hex(configured) };
+  const stored = await db.selectFrom('meta').select('value').where('key', '=', KEY).executeTakeFirst();
+  if (stored !== undefined) return { hash: stored.value };
+  const token = newAdminToken();
+  const hash = sha256Hex(token);
+  await db
+    .insertInto('meta')
+    .values({ key: KEY, value: hash })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  // Another instance may have won the race to generate; the stored one is the token.
+  const winner = await db.selectFrom('meta').select('value').where('key', '=', KEY).executeTakeFirstOrThrow();
+  return winner.value === hash ? { hash, generated: token } : { hash: winner.value };
+}
+
+export function bearerMatches(header: string | undefined, hash: string): boolean {
+  if (header === undefined) return false;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return m?.[1] !== undefined && safeEqual(sha256Hex(m[1]), hash);
+}

@@ -1,0 +1,54 @@
+import { Type } from 'typebox';
+import { operatorErrors, strict } from '../../http/internal.js';
+import type { App } from '../../http/types.js';
+import { Id } from '../../lib/schemas.js';
+import type { Services } from '../../services.js';
+
+const Name = Type.String({ minLength: 1, maxLength: 64 });
+const RedirectUri = Type.String({ pattern: '^https?://', maxLength: 2048 });
+
+export function appRoutes(app: App, s: Services): void {
+  app.post(
+    '/internal/v1/apps',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Create an application for login and payment',
+        body: Type.Object(
+          { owner_user_id: Id, name: Name, redirect_uris: Type.Array(RedirectUri, { maxItems: 20 }) },
+          strict,
+        ),
+        response: {
+          201: Type.Object({ app_id: Type.String(), api_key: Type.String(), app_secret: Type.String() }),
+          ...operatorErrors,
+        },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await s.apps.createApp(request.body)),
+  );
+
+  app.post(
+    '/internal/v1/bots',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'Create a bot (at most 5 per owner)',
+        body: Type.Object(
+          { owner_user_id: Id, name: Name, description: Type.Optional(Type.String({ maxLength: 512 })) },
+          strict,
+        ),
+        response: {
+          201: Type.Object({
+            bot_user_id: Type.String(),
+            app_id: Type.String(),
+            api_key: Type.String(),
+            app_secret: Type.String(),
+            evm_address: Type.String(),
+          }),
+          ...operatorErrors,
+        },
+      },
+    },
+    async (request, reply) => reply.code(201).send(await s.apps.createBot(request.body)),
+  );
+}

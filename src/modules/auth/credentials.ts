@@ -1,0 +1,73 @@
+// App Key -> credential, cached in memory because it is read on every authenticated request.
+// Entries are dropped when a key or secret is reset (here, or on another instance via the bus).
+import type { AppKind } from '../../db/types.js';
+import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
+import type { Bus } from '../../lib/shared-state.js';
+import type { AppReads } from '../apps/repo.js';
+
+export interface Credential {
+  appId: string;
+  kind: AppKind;
+  ownerUserId: string;
+  botUserId: string | null;
+  /** Decrypted App Secret, for signature checks. */
+  secret: string;
+  keyHash: string;
+}
+
+const MAX_ENTRIES = 50_000;
+const NEGATIVE_TTL_MS = 5_000;
+const POSITIVE_TTL_MS = 300_000;
+const CHANNEL = 'credentials:invalidate';
+
+interface Entry {
+  credential: Credential | undefined;
+  expiresAt: number;
+}
+
+export class CredentialStore {
+  private readonly cache = new Map<string, Entry>();
+
+  constructor(
+    private readonly reads: AppReads,
+    private readonly box: SecretBox,
+    private readonly bus: Bus,
+    private readonly now: () => number,
+  ) {
+    bus.subscribe(CHANNEL, (appId) => this.dropLocal(appId));
+  }
+
+  async byApiKey(apiKey: string): Promise<Credential | undefined> {
+    const keyHash = sha256Hex(apiKey);
+    const now = this.now();
+    const hit = this.cache.get(keyHash);
+    if (hit !== undefined && hit.expiresAt > now) return hit.credential;
+    const row = await this.reads.credentialByKeyHash.first([keyHash]);
+    const credential =
+      row === undefined || row.disabled === 1
+        ? undefined
+        : {
+            appId: row.app_id,
+            kind: row.kind,
+            ownerUserId: row.owner_user_id,
+            botUserId: row.bot_user_id,
+            secret: this.box.open(row.app_secret_enc),
+            keyHash,
+          };
+    if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value ?? '');
+    this.cache.set(keyHash, { credential, expiresAt: now + (credential ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
+    return credential;
+  }
+
+  /** Call after an app's key or secret changes; every instance forgets the old credential. */
+  invalidate(appId: string): void {
+    this.dropLocal(appId);
+    this.bus.publish(CHANNEL, appId);
+  }
+
+  private dropLocal(appId: string): void {
+    for (const [hash, entry] of this.cache) {
+      if (entry.credential?.appId === appId) this.cache.delete(hash);
+    }
+  }
+}

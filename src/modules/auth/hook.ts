@@ -1,0 +1,54 @@
+// The /openapi/ gate: X-API-KEY (key-only), plus the signature headers when present or required.
+import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { AppError, Errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { NonceStore } from '../../lib/shared-state.js';
+import type { Credential, CredentialStore } from './credentials.js';
+import { verifySignature } from './signature.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    credential: Credential | null;
+  }
+}
+
+export interface AuthDeps {
+  credentials: CredentialStore;
+  nonces: NonceStore;
+  clock: Clock;
+  /** Deployment setting: signed endpoints refuse key-only calls. */
+  requireSigned: boolean;
+}
+
+const header = (request: FastifyRequest, name: string): string | undefined => {
+  const v = request.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/** `signedEndpoint`: the description lists the Signed header set for this endpoint. */
+export function apiKeyAuth(deps: AuthDeps, signedEndpoint: boolean): onRequestAsyncHookHandler {
+  const mustSign = signedEndpoint && deps.requireSigned;
+  return async (request) => {
+    const apiKey = header(request, 'x-api-key');
+    const credential = apiKey === undefined || apiKey === '' ? undefined : await deps.credentials.byApiKey(apiKey);
+    if (credential === undefined) throw new AppError(Errors.apiKeyUnavailable);
+    const signature = header(request, 'signature');
+    if (signature !== undefined) {
+      await verifySignature(
+        { appId: header(request, 'app_id'), nonce: header(request, 'nonce'), timestamp: header(request, 'timestamp'), signature },
+        credential,
+        deps.nonces,
+        deps.clock.now(),
+      );
+    } else if (mustSign) {
+      throw new AppError(Errors.signatureRequired);
+    }
+    request.credential = credential;
+  };
+}
+
+/** The authenticated credential of a request that passed apiKeyAuth. */
+export function credentialOf(request: FastifyRequest): Credential {
+  if (request.credential === null) throw new Error('route is missing apiKeyAuth');
+  return request.credential;
+}

@@ -1,0 +1,42 @@
+// The signed generation (decisions.md section 1): signature = hex SHA1(App Secret + nonce +
+// timestamp), timestamps in ms or s within 300 s, and each (key, nonce, timestamp) used once.
+import { AppError, Errors } from '../../errors.js';
+import { safeEqual, sha1Hex } from '../../lib/crypto.js';
+import type { NonceStore } from '../../lib/shared-state.js';
+import type { Credential } from './credentials.js';
+
+export const WINDOW_MS = 300_000;
+const NONCE = /^[0-9A-Za-z]{1,32}$/;
+const TIMESTAMP = /^(\d{10}|\d{13})$/;
+const HEX40 = /^[0-9a-fA-F]{40}$/;
+
+export interface SignedHeaders {
+  appId: string | undefined;
+  nonce: string | undefined;
+  timestamp: string | undefined;
+  signature: string;
+}
+
+export async function verifySignature(
+  h: SignedHeaders,
+  credential: Credential,
+  nonces: NonceStore,
+  now: number,
+): Promise<void> {
+  if (h.nonce === undefined || !NONCE.test(h.nonce)) {
+    throw new AppError(Errors.paramError, 'header.nonce: 1 to 32 letters or digits, required with signature');
+  }
+  if (h.timestamp === undefined || !TIMESTAMP.test(h.timestamp)) {
+    throw new AppError(Errors.paramError, 'header.timestamp: unix time in seconds (10 digits) or milliseconds (13 digits)');
+  }
+  const ms = h.timestamp.length === 10 ? Number(h.timestamp) * 1000 : Number(h.timestamp);
+  if (Math.abs(now - ms) > WINDOW_MS) throw new AppError(Errors.timestampOutOfRange);
+  const expected = sha1Hex(credential.secret + h.nonce + h.timestamp);
+  const matches = HEX40.test(h.signature) && safeEqual(h.signature.toLowerCase(), expected);
+  if (!matches || (h.appId !== undefined && !safeEqual(h.appId, credential.appId))) {
+    throw new AppError(Errors.signatureMismatch);
+  }
+  // Recorded only after the signature holds, so nobody can burn another client's nonces.
+  const fresh = await nonces.claim(`${credential.keyHash}:${h.nonce}:${h.timestamp}`, ms + WINDOW_MS, now);
+  if (!fresh) throw new AppError(Errors.nonceUsed);
+}

@@ -1,0 +1,22 @@
+import { Type } from 'typebox';
+import { Id } from '../../lib/schemas.js';
+import { defineEvent } from '../events/define.js';
+import { findUser, setLevel } from '../users/repo.js';
+
+/** Users of this level or higher may raise a bot's level ("level energy"). */
+export const ENERGIZER_MIN_LEVEL = 5;
+
+export const botEvents = [
+  defineEvent(
+    'bot.energized',
+    Type.Object({ bot_user_id: Id, by_user_id: Id }, { additionalProperties: false }),
+    async ({ tx, now }, d) => {
+      const [bot, by] = [await findUser(tx, d.bot_user_id), await findUser(tx, d.by_user_id)];
+      if (bot === undefined || by === undefined) return 'unknown_user';
+      if (bot.is_bot !== 1) return 'not_a_bot';
+      if (by.level < ENERGIZER_MIN_LEVEL) return 'level_too_low';
+      await setLevel(tx, d.bot_user_id, bot.level + 1, now);
+      return undefined;
+    },
+  ),
+];

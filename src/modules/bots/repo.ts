@@ -1,0 +1,114 @@
+import type { Kysely } from 'kysely';
+import type { ApplicationStatus, DB, Permission } from '../../db/types.js';
+import { isFollowing } from '../users/repo.js';
+
+export const findBot = (tx: Kysely<DB>, botUserId: string) =>
+  tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();
+
+export const countBotsOf = async (tx: Kysely<DB>, ownerUserId: string): Promise<number> =>
+  Number(
+    (
+      await tx
+        .selectFrom('bots')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('owner_user_id', '=', ownerUserId)
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+export async function insertBot(
+  tx: Kysely<DB>,
+  bot: { bot_user_id: string; app_id: string; owner_user_id: string; evm_address: string; description: string },
+  now: number,
+): Promise<void> {
+  await tx
+    .insertInto('bots')
+    .values({
+      ...bot,
+      private_message_policy: 'everyone',
+      group_invite_policy: 'everyone',
+      payload_format: 'update',
+      webhook_url: null,
+      webhook_key_enc: null,
+      last_update_id: 0,
+      created_at: now,
+    })
+    .execute();
+}
+
+/** Whether `userId` may join a group invited by `inviterId`: only bots restrict who invites them. */
+export async function mayInviteBot(tx: Kysely<DB>, userId: string, inviterId: string | undefined): Promise<boolean> {
+  const bot = await tx
+    .selectFrom('bots')
+    .select('group_invite_policy')
+    .where('bot_user_id', '=', userId)
+    .executeTakeFirst();
+  if (bot === undefined || bot.group_invite_policy === 'everyone') return true;
+  return inviterId !== undefined && (await isFollowing(tx, userId, inviterId));
+}
+
+export const permissionsOf = async (tx: Kysely<DB>, botUserId: string): Promise<Permission[]> =>
+  (
+    await tx
+      .selectFrom('bot_permissions')
+      .select('permission')
+      .where('bot_user_id', '=', botUserId)
+      .orderBy('permission')
+      .execute()
+  ).map((r) => r.permission);
+
+export async function grantPermission(tx: Kysely<DB>, botUserId: string, permission: Permission, now: number) {
+  await tx
+    .insertInto('bot_permissions')
+    .values({ bot_user_id: botUserId, permission, granted_at: now })
+    .onConflict((oc) => oc.columns(['bot_user_id', 'permission']).doNothing())
+    .execute();
+}
+
+const applicationColumns = ['id', 'bot_user_id', 'permission', 'status', 'note', 'created_at', 'decided_at'] as const;
+
+export const findApplication = (tx: Kysely<DB>, id: string) =>
+  tx.selectFrom('permission_applications').select(applicationColumns).where('id', '=', id).executeTakeFirst();
+
+export const pendingApplication = (tx: Kysely<DB>, botUserId: string, permission: Permission) =>
+  tx
+    .selectFrom('permission_applications')
+    .select('id')
+    .where('bot_user_id', '=', botUserId)
+    .where('permission', '=', permission)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+
+export async function insertApplication(
+  tx: Kysely<DB>,
+  a: { id: string; bot_user_id: string; permission: Permission },
+  now: number,
+): Promise<void> {
+  await tx
+    .insertInto('permission_applications')
+    .values({ ...a, status: 'pending', note: null, created_at: now, decided_at: null })
+    .execute();
+}
+
+export async function decideApplication(
+  tx: Kysely<DB>,
+  id: string,
+  status: Exclude<ApplicationStatus, 'pending'>,
+  note: string | null,
+  now: number,
+): Promise<boolean> {
+  const r = await tx
+    .updateTable('permission_applications')
+    .set({ status, note, decided_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export function listApplications(tx: Kysely<DB>, filter: { status?: ApplicationStatus; botUserId?: string }) {
+  let q = tx.selectFrom('permission_applications').select(applicationColumns).orderBy('created_at').orderBy('id');
+  if (filter.status !== undefined) q = q.where('status', '=', filter.status);
+  if (filter.botUserId !== undefined) q = q.where('bot_user_id', '=', filter.botUserId);
+  return q.limit(1000).execute();
+}

@@ -1,0 +1,68 @@
+// Bot permissions: applications filed by developers (or the operator on their behalf) and the
+// operator's review. Nothing is granted without approval.
+import type { Db } from '../../db/connect.js';
+import type { ApplicationStatus, Permission } from '../../db/types.js';
+import { AppError, Errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import * as repo from './repo.js';
+
+export const PERMISSIONS: readonly Permission[] = ['listen_group_messages', 'subscription_account', 'publish_bot'];
+
+export interface ApplicationView {
+  id: string;
+  bot_user_id: string;
+  permission: Permission;
+  status: ApplicationStatus;
+  note: string | null;
+  created_at: string;
+  decided_at: string | null;
+}
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+const view = (a: Awaited<ReturnType<typeof repo.findApplication>> & object): ApplicationView => ({
+  id: a.id,
+  bot_user_id: a.bot_user_id,
+  permission: a.permission,
+  status: a.status,
+  note: a.note,
+  created_at: new Date(a.created_at).toISOString(),
+  decided_at: iso(a.decided_at),
+});
+
+export class BotsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async apply(botUserId: string, permission: Permission): Promise<ApplicationView> {
+    const now = this.clock.now();
+    const id = newId('pa');
+    return this.db.k.transaction().execute(async (tx) => {
+      if ((await repo.findBot(tx, botUserId)) === undefined) throw new AppError(Errors.unknownBot);
+      if ((await repo.permissionsOf(tx, botUserId)).includes(permission)) throw new AppError(Errors.permissionHeld);
+      if ((await repo.pendingApplication(tx, botUserId, permission)) !== undefined) {
+        throw new AppError(Errors.applicationPending);
+      }
+      await repo.insertApplication(tx, { id, bot_user_id: botUserId, permission }, now);
+      return view({ id, bot_user_id: botUserId, permission, status: 'pending', note: null, created_at: now, decided_at: null });
+    });
+  }
+
+  async list(filter: { status?: ApplicationStatus; botUserId?: string }): Promise<ApplicationView[]> {
+    return (await repo.listApplications(this.db.k, filter)).map(view);
+  }
+
+  async decide(id: string, decision: 'approved' | 'rejected', note: string | null): Promise<ApplicationView> {
+    const now = this.clock.now();
+    return this.db.k.transaction().execute(async (tx) => {
+      const app = await repo.findApplication(tx, id);
+      if (app === undefined) throw new AppError(Errors.unknownApplication);
+      if (!(await repo.decideApplication(tx, id, decision, note, now))) throw new AppError(Errors.applicationDecided);
+      if (decision === 'approved') await repo.grantPermission(tx, app.bot_user_id, app.permission, now);
+      return view({ ...app, status: decision, note, decided_at: now });
+    });
+  }
+}

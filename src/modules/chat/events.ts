@@ -1,0 +1,57 @@
+// Users' messages and button presses, as the application reports them. They are recorded here;
+// turning them into bot Updates is the delivery module's work.
+import { Type } from 'typebox';
+import { Id } from '../../lib/schemas.js';
+import { defineEvent } from '../events/define.js';
+import { findGroup } from '../groups/repo.js';
+import { usersExist } from '../users/repo.js';
+import * as repo from './repo.js';
+
+const common = {
+  message_id: Id,
+  from_user_id: Id,
+  kind: Type.String({ minLength: 1, maxLength: 64 }),
+  text: Type.Optional(Type.String({ maxLength: 20_000 })),
+  mention_user_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
+};
+
+export const chatEvents = [
+  defineEvent(
+    'message.created',
+    Type.Union([
+      Type.Object({ ...common, chat_type: Type.Literal('group'), group_id: Id }, { additionalProperties: false }),
+      Type.Object({ ...common, chat_type: Type.Literal('private'), to_user_id: Id }, { additionalProperties: false }),
+    ]),
+    async ({ tx, now }, d) => {
+      const mentions = d.mention_user_ids ?? [];
+      const people = [d.from_user_id, ...mentions, ...(d.chat_type === 'private' ? [d.to_user_id] : [])];
+      if (!(await usersExist(tx, people))) return 'unknown_user';
+      if (d.chat_type === 'group' && (await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
+      if (await repo.chatMessageExists(tx, d.message_id)) return 'duplicate_message';
+      await repo.insertChatMessage(tx, {
+        message_id: d.message_id,
+        chat_type: d.chat_type,
+        from_user_id: d.from_user_id,
+        group_id: d.chat_type === 'group' ? d.group_id : null,
+        to_user_id: d.chat_type === 'private' ? d.to_user_id : null,
+        kind: d.kind,
+        text: d.text ?? '',
+        mention_user_ids: JSON.stringify(mentions),
+        created_at: now,
+      });
+      return undefined;
+    },
+  ),
+  defineEvent(
+    'button.clicked',
+    Type.Object(
+      { callback_id: Id, message_id: Id, user_id: Id, data: Type.String({ maxLength: 4096 }) },
+      { additionalProperties: false },
+    ),
+    async ({ tx }, d) => {
+      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+      if (!(await repo.outboxMessageExists(tx, d.message_id))) return 'unknown_message';
+      return undefined;
+    },
+  ),
+];

@@ -1,0 +1,14 @@
+import type { Kysely } from 'kysely';
+import type { ChatMessagesTable, DB } from '../../db/types.js';
+
+export const chatMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
+  (await tx.selectFrom('chat_messages').select('message_id').where('message_id', '=', messageId).executeTakeFirst()) !==
+  undefined;
+
+export async function insertChatMessage(tx: Kysely<DB>, m: ChatMessagesTable): Promise<void> {
+  await tx.insertInto('chat_messages').values(m).execute();
+}
+
+export const outboxMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
+  (await tx.selectFrom('outbox_messages').select('message_id').where('message_id', '=', messageId).executeTakeFirst()) !==
+  undefined;

@@ -1,0 +1,39 @@
+import { Type } from 'typebox';
+import { operatorErrors, strict } from '../../http/internal.js';
+import type { App } from '../../http/types.js';
+import type { Services } from '../../services.js';
+
+export const EVENTS_BODY_LIMIT = 4 * 1024 * 1024;
+
+const Batch = Type.Object(
+  {
+    events: Type.Array(
+      // Each event's own shape is checked by the batch, so a bad one is reported with its index.
+      Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), type: Type.String(), data: Type.Unknown() }),
+      { maxItems: 1000 },
+    ),
+  },
+  strict,
+);
+
+const BatchResult = Type.Object({
+  applied: Type.Integer(),
+  duplicates: Type.Integer(),
+  refused: Type.Array(Type.Object({ id: Type.String(), reason: Type.String() })),
+});
+
+export function eventRoutes(app: App, s: Services): void {
+  app.post(
+    '/internal/v1/events',
+    {
+      bodyLimit: EVENTS_BODY_LIMIT,
+      schema: {
+        tags: ['Operator'],
+        summary: 'Apply a batch of community events (atomic, idempotent by id)',
+        body: Batch,
+        response: { 200: BatchResult, ...operatorErrors },
+      },
+    },
+    async (request) => s.events.ingest(request.body.events),
+  );
+}

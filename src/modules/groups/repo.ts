@@ -1,0 +1,81 @@
+import type { Kysely } from 'kysely';
+import { bump, type Deltas } from '../../db/counters.js';
+import type { DB, GroupRole, GroupRow } from '../../db/types.js';
+
+/** Share URLs are matched after trimming blanks and trailing slashes. */
+export const normalizeInviteUrl = (url: string): string => url.trim().replace(/\/+$/, '');
+
+export const findGroup = (tx: Kysely<DB>, groupId: string): Promise<GroupRow | undefined> =>
+  tx.selectFrom('groups').selectAll().where('group_id', '=', groupId).executeTakeFirst();
+
+export const groupIdByInviteUrl = async (tx: Kysely<DB>, url: string): Promise<string | undefined> =>
+  (
+    await tx
+      .selectFrom('groups')
+      .select('group_id')
+      .where('invite_url_norm', '=', normalizeInviteUrl(url))
+      .executeTakeFirst()
+  )?.group_id;
+
+export interface GroupFields {
+  group_id: string;
+  name: string;
+  invite_url: string;
+  pic: string;
+  is_charge: 0 | 1;
+  subchannel_number: number;
+  maximum: number;
+  created_at: string;
+  owner_id: string | null;
+}
+
+export async function upsertGroup(tx: Kysely<DB>, g: GroupFields): Promise<void> {
+  const { group_id: _id, ...changes } = g;
+  const row = { ...g, invite_url_norm: normalizeInviteUrl(g.invite_url) };
+  await tx
+    .insertInto('groups')
+    .values(row)
+    .onConflict((oc) => oc.column('group_id').doUpdateSet({ ...changes, invite_url_norm: row.invite_url_norm }))
+    .execute();
+}
+
+export const membership = (tx: Kysely<DB>, groupId: string, userId: string) =>
+  tx
+    .selectFrom('group_members')
+    .select(['role'])
+    .where('group_id', '=', groupId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+
+export async function addMember(
+  tx: Kysely<DB>,
+  m: { group_id: string; user_id: string; role: GroupRole; invited_by: string | null },
+  now: number,
+): Promise<void> {
+  await tx
+    .insertInto('group_members')
+    .values({ ...m, joined_at: now })
+    .execute();
+}
+
+export async function setRole(tx: Kysely<DB>, groupId: string, userId: string, role: GroupRole): Promise<void> {
+  await tx
+    .updateTable('group_members')
+    .set({ role })
+    .where('group_id', '=', groupId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+/** Removes the membership; false when there was none. */
+export async function removeMember(tx: Kysely<DB>, groupId: string, userId: string): Promise<boolean> {
+  const r = await tx
+    .deleteFrom('group_members')
+    .where('group_id', '=', groupId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+export const bumpGroup = (tx: Kysely<DB>, groupId: string, deltas: Deltas<'groups'>) =>
+  bump(tx, 'groups', 'group_id', groupId, deltas);

@@ -1,0 +1,35 @@
+import { Type } from 'typebox';
+import { operatorErrors } from '../../http/internal.js';
+import type { App } from '../../http/types.js';
+import type { Services } from '../../services.js';
+
+const Message = Type.Object({
+  id: Type.String(),
+  chat_type: Type.Union([Type.Literal('private'), Type.Literal('group')]),
+  group_id: Type.Optional(Type.String()),
+  to_user_id: Type.Optional(Type.String()),
+  from_user_id: Type.String(),
+  object_name: Type.String(),
+  title: Type.Optional(Type.String()),
+  content: Type.String(),
+  mention_user_ids: Type.Array(Type.String()),
+  created_at: Type.String(),
+});
+
+export function outboxRoutes(app: App, s: Services): void {
+  app.get(
+    '/internal/v1/messages',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'What bots and apps sent, in send order',
+        querystring: Type.Object({
+          after: Type.Optional(Type.String({ pattern: '^\\d{1,15}$' })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+        }),
+        response: { 200: Type.Object({ messages: Type.Array(Message), next_cursor: Type.String() }), ...operatorErrors },
+      },
+    },
+    async (request) => s.outbox.page(Number(request.query.after ?? '0'), request.query.limit ?? 100),
+  );
+}

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import { toCents } from '../../lib/money.js';
+import { Amount, Id } from '../../lib/schemas.js';
+import { defineEvent } from '../events/define.js';
+import { usersExist } from '../users/repo.js';
+import { ISSUANCE_ACCOUNT, post, userAccount } from './repo.js';
+
+export const pointEvents = [
+  defineEvent(
+    'points.credited',
+    Type.Object({ user_id: Id, amount: Amount }, { additionalProperties: false }),
+    async ({ tx, now, eventId }, d) => {
+      const cents = toCents(d.amount);
+      if (cents === undefined || cents <= 0) return 'invalid_amount';
+      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+      await post(
+        tx,
+        {
+          kind: 'credit',
+          reference: eventId,
+          from: { account: ISSUANCE_ACCOUNT, userId: null },
+          to: { account: userAccount(d.user_id), userId: d.user_id },
+          cents,
+        },
+        now,
+      );
+      return undefined;
+    },
+  ),
+];

@@ -1,0 +1,126 @@
+// A double-entry ledger in integer hundredths. Every transaction's entries sum to zero; the
+// issuance account is the only one allowed below zero (it is where credited points come from).
+import { sql, type Kysely } from 'kysely';
+import type { DB, LedgerTransactionsTable } from '../../db/types.js';
+import { newId } from '../../lib/ids.js';
+
+export const ISSUANCE_ACCOUNT = 'issuance';
+export const userAccount = (userId: string): string => `user:${userId}`;
+
+async function ensureAccount(tx: Kysely<DB>, accountId: string, userId: string | null, now: number): Promise<void> {
+  await tx
+    .insertInto('ledger_accounts')
+    .values({ account_id: accountId, kind: userId === null ? 'issuance' : 'user', user_id: userId, updated_at: now })
+    .onConflict((oc) => oc.column('account_id').doNothing())
+    .execute();
+}
+
+export interface Posting {
+  kind: LedgerTransactionsTable['kind'];
+  reference: string;
+  /** Source and destination of `cents`. */
+  from: { account: string; userId: string | null };
+  to: { account: string; userId: string | null };
+  cents: number;
+}
+
+/**
+ * Moves `cents` in one balanced transaction. Returns false (and changes nothing) when a user
+ * account lacks the funds: the guarded decrement makes that check atomic under concurrency.
+ */
+export async function post(tx: Kysely<DB>, p: Posting, now: number): Promise<boolean> {
+  if (!Number.isSafeInteger(p.cents) || p.cents <= 0) throw new Error('ledger amounts are positive whole hundredths');
+  await ensureAccount(tx, p.from.account, p.from.userId, now);
+  await ensureAccount(tx, p.to.account, p.to.userId, now);
+  const debit = await tx
+    .updateTable('ledger_accounts')
+    .set({ balance_cents: sql`balance_cents - ${p.cents}`, updated_at: now })
+    .where('account_id', '=', p.from.account)
+    .where((eb) => eb.or([eb('kind', '=', 'issuance'), eb('balance_cents', '>=', p.cents)]))
+    .executeTakeFirst();
+  if (Number(debit.numUpdatedRows) === 0) return false;
+  await tx
+    .updateTable('ledger_accounts')
+    .set({ balance_cents: sql`balance_cents + ${p.cents}`, updated_at: now })
+    .where('account_id', '=', p.to.account)
+    .execute();
+  const txnId = newId('txn');
+  await tx.insertInto('ledger_transactions').values({ txn_id: txnId, kind: p.kind, reference: p.reference, created_at: now }).execute();
+  await tx
+    .insertInto('ledger_entries')
+    .values([
+      { txn_id: txnId, account_id: p.from.account, amount_cents: -p.cents, created_at: now },
+      { txn_id: txnId, account_id: p.to.account, amount_cents: p.cents, created_at: now },
+    ])
+    .execute();
+  return true;
+}
+
+export const balanceOf = async (tx: Kysely<DB>, userId: string): Promise<number> =>
+  (
+    await tx
+      .selectFrom('ledger_accounts')
+      .select('balance_cents')
+      .where('account_id', '=', userAccount(userId))
+      .executeTakeFirst()
+  )?.balance_cents ?? 0;
+
+export interface LedgerCheck {
+  accounts: number;
+  sumOfBalancesCents: number;
+  creditedCents: number;
+  userBalancesCents: number;
+  negativeUserAccounts: number;
+  entriesMatchBalances: boolean;
+  unbalancedTransactions: number;
+}
+
+/** Verifies the ledger's invariants (used by `cli ledger-check` and by tests). */
+export async function checkLedger(tx: Kysely<DB>): Promise<LedgerCheck> {
+  const totals = await tx
+    .selectFrom('ledger_accounts')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('accounts'),
+      eb.fn.coalesce(eb.fn.sum<number>('balance_cents'), sql<number>`0`).as('sum'),
+    ])
+    .executeTakeFirstOrThrow();
+  const users = await tx
+    .selectFrom('ledger_accounts')
+    .select((eb) => [
+      eb.fn.coalesce(eb.fn.sum<number>('balance_cents'), sql<number>`0`).as('sum'),
+      eb.fn.sum<number>(sql`case when balance_cents < 0 then 1 else 0 end`).as('negative'),
+    ])
+    .where('kind', '=', 'user')
+    .executeTakeFirstOrThrow();
+  const credited = await tx
+    .selectFrom('ledger_entries')
+    .innerJoin('ledger_transactions', 'ledger_transactions.txn_id', 'ledger_entries.txn_id')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), sql<number>`0`).as('sum'))
+    .where('ledger_transactions.kind', '=', 'credit')
+    .where('amount_cents', '>', 0)
+    .executeTakeFirstOrThrow();
+  const mismatched = await tx
+    .selectFrom('ledger_accounts as a')
+    .select('a.account_id')
+    .where(
+      'a.balance_cents',
+      '!=',
+      sql<number>`coalesce((select sum(e.amount_cents) from ledger_entries e where e.account_id = a.account_id), 0)`,
+    )
+    .execute();
+  const unbalanced = await tx
+    .selectFrom('ledger_entries')
+    .select('txn_id')
+    .groupBy('txn_id')
+    .having((eb) => eb.fn.sum('amount_cents'), '!=', 0)
+    .execute();
+  return {
+    accounts: Number(totals.accounts),
+    sumOfBalancesCents: Number(totals.sum),
+    creditedCents: Number(credited.sum),
+    userBalancesCents: Number(users.sum),
+    negativeUserAccounts: Number(users.negative ?? 0),
+    entriesMatchBalances: mismatched.length === 0,
+    unbalancedTransactions: unbalanced.length,
+  };
+}

@@ -1,0 +1,43 @@
+// Operator-issued sessions: the application signs a user in to the authorize page and the
+// developer site by setting this cookie in its in-app browser.
+import type { Db } from '../../db/connect.js';
+import { AppError, Errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import { newSecretToken } from '../../lib/ids.js';
+import { usersExist } from '../users/repo.js';
+
+export const SESSION_COOKIE = 'op_session';
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+
+export class SessionsService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(userId: string): Promise<{ cookie: string; expires_at: string }> {
+    const now = this.clock.now();
+    const token = newSecretToken();
+    const expiresAt = now + SESSION_TTL_MS;
+    await this.db.k.transaction().execute(async (tx) => {
+      if (!(await usersExist(tx, [userId]))) throw new AppError(Errors.unknownUser);
+      await tx
+        .insertInto('sessions')
+        .values({ session_hash: sha256Hex(token), user_id: userId, expires_at: expiresAt, created_at: now })
+        .execute();
+    });
+    return { cookie: `${SESSION_COOKIE}=${token}`, expires_at: new Date(expiresAt).toISOString() };
+  }
+
+  /** The signed-in user of a session cookie value, if the session is live. */
+  async userOf(token: string | undefined): Promise<string | undefined> {
+    if (token === undefined || token === '') return undefined;
+    const row = await this.db.k
+      .selectFrom('sessions')
+      .select(['user_id', 'expires_at'])
+      .where('session_hash', '=', sha256Hex(token))
+      .executeTakeFirst();
+    return row !== undefined && row.expires_at > this.clock.now() ? row.user_id : undefined;
+  }
+}

@@ -1,0 +1,65 @@
+import { Type } from 'typebox';
+import { ChainId, Id, OptionalText } from '../../lib/schemas.js';
+import { defineEvent } from '../events/define.js';
+import * as repo from './repo.js';
+
+const Wallet = Type.String({ minLength: 1, maxLength: 128 });
+
+export const userEvents = [
+  defineEvent(
+    'user.upserted',
+    Type.Object(
+      {
+        user_id: Id,
+        name: Type.String({ maxLength: 256 }),
+        wallet_address: Wallet,
+        avatar: OptionalText(),
+        level: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+        level_icon: OptionalText(),
+        chain_id: Type.Optional(ChainId),
+      },
+      { additionalProperties: false },
+    ),
+    async ({ tx, now }, d) => {
+      const chainId = d.chain_id ?? 1;
+      const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
+      if (owner !== undefined && owner !== d.user_id) return 'wallet_taken';
+      const existing = await repo.findUser(tx, d.user_id);
+      await repo.upsertUser(
+        tx,
+        {
+          user_id: d.user_id,
+          name: d.name,
+          wallet_address: d.wallet_address,
+          avatar: d.avatar ?? existing?.avatar ?? '',
+          level: d.level ?? existing?.level ?? 0,
+          level_icon: d.level_icon ?? existing?.level_icon ?? '',
+          is_bot: existing?.is_bot ?? 0,
+        },
+        now,
+      );
+      if (owner === undefined) await repo.setWallet(tx, d.user_id, chainId, d.wallet_address);
+      return undefined;
+    },
+  ),
+  ...(['follow.created', 'follow.deleted'] as const).map((type) =>
+    defineEvent(
+      type,
+      Type.Object({ follower_id: Id, followed_id: Id }, { additionalProperties: false }),
+      async ({ tx, now }, d) => {
+        if (!(await repo.usersExist(tx, [d.follower_id, d.followed_id]))) return 'unknown_user';
+        if (d.follower_id === d.followed_id) return 'self_follow';
+        const changed =
+          type === 'follow.created'
+            ? await repo.addFollow(tx, d.follower_id, d.followed_id, now)
+            : await repo.removeFollow(tx, d.follower_id, d.followed_id);
+        if (changed) {
+          const delta = type === 'follow.created' ? 1 : -1;
+          await repo.bumpUserStats(tx, d.follower_id, { following: delta });
+          await repo.bumpUserStats(tx, d.followed_id, { followers: delta });
+        }
+        return undefined;
+      },
+    ),
+  ),
+];

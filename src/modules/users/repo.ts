@@ -1,0 +1,114 @@
+import type { Kysely } from 'kysely';
+import { bump, type Deltas } from '../../db/counters.js';
+import type { Db } from '../../db/connect.js';
+import { arg, prepare } from '../../db/prepared.js';
+import type { DB, UserRow } from '../../db/types.js';
+
+export interface UserFields {
+  user_id: string;
+  name: string;
+  wallet_address: string;
+  avatar: string;
+  level: number;
+  level_icon: string;
+  is_bot: 0 | 1;
+}
+
+export const findUser = (tx: Kysely<DB>, userId: string): Promise<UserRow | undefined> =>
+  tx.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
+
+export async function usersExist(tx: Kysely<DB>, ids: readonly string[]): Promise<boolean> {
+  const unique = [...new Set(ids)];
+  const rows = await tx.selectFrom('users').select('user_id').where('user_id', 'in', unique).execute();
+  return rows.length === unique.length;
+}
+
+export async function upsertUser(tx: Kysely<DB>, u: UserFields, now: number): Promise<void> {
+  await tx
+    .insertInto('users')
+    .values({ ...u, created_at: now, updated_at: now })
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({
+        name: u.name,
+        wallet_address: u.wallet_address,
+        avatar: u.avatar,
+        level: u.level,
+        level_icon: u.level_icon,
+        updated_at: now,
+      }),
+    )
+    .execute();
+  await tx
+    .insertInto('user_stats')
+    .values({ user_id: u.user_id })
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute();
+}
+
+export const walletOwner = async (tx: Kysely<DB>, chainId: number, address: string): Promise<string | undefined> =>
+  (
+    await tx
+      .selectFrom('wallets')
+      .select('user_id')
+      .where('chain_id', '=', chainId)
+      .where('address_norm', '=', address.toLowerCase())
+      .executeTakeFirst()
+  )?.user_id;
+
+/** Makes `address` the user's wallet on `chainId`, replacing any earlier one on that chain. */
+export async function setWallet(tx: Kysely<DB>, userId: string, chainId: number, address: string): Promise<void> {
+  await tx.deleteFrom('wallets').where('user_id', '=', userId).where('chain_id', '=', chainId).execute();
+  await tx
+    .insertInto('wallets')
+    .values({ chain_id: chainId, address_norm: address.toLowerCase(), address, user_id: userId })
+    .execute();
+}
+
+export async function setLevel(tx: Kysely<DB>, userId: string, level: number, now: number): Promise<void> {
+  await tx.updateTable('users').set({ level, updated_at: now }).where('user_id', '=', userId).execute();
+}
+
+export const bumpUserStats = (tx: Kysely<DB>, userId: string, deltas: Deltas<'user_stats'>) =>
+  bump(tx, 'user_stats', 'user_id', userId, deltas);
+
+/** Inserts the follow edge; false when it already existed. */
+export async function addFollow(tx: Kysely<DB>, followerId: string, followedId: string, now: number) {
+  const r = await tx
+    .insertInto('follows')
+    .values({ follower_id: followerId, followed_id: followedId, created_at: now })
+    .onConflict((oc) => oc.columns(['follower_id', 'followed_id']).doNothing())
+    .executeTakeFirst();
+  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/** Removes the follow edge; false when there was none. */
+export async function removeFollow(tx: Kysely<DB>, followerId: string, followedId: string) {
+  const r = await tx
+    .deleteFrom('follows')
+    .where('follower_id', '=', followerId)
+    .where('followed_id', '=', followedId)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** Statements compiled once for the read hot paths. */
+export function userReads(db: Db) {
+  return {
+    publicUser: prepare(
+      db,
+      db.k
+        .selectFrom('users')
+        .select(['user_id', 'name', 'wallet_address', 'avatar', 'level', 'level_icon', 'is_bot'])
+        .where('user_id', '=', arg(0)),
+    ),
+  };
+}
+export type UserReads = ReturnType<typeof userReads>;
+
+export const isFollowing = async (tx: Kysely<DB>, followerId: string, followedId: string): Promise<boolean> =>
+  (await tx
+    .selectFrom('follows')
+    .select('seq')
+    .where('follower_id', '=', followerId)
+    .where('followed_id', '=', followedId)
+    .executeTakeFirst()) !== undefined;

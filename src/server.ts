@@ -1,0 +1,48 @@
+// Starts the platform: settings, store, migrations, optional demo data, then listens until a
+// signal asks it to stop, finishing requests in flight first.
+import { buildApp } from './app.js';
+import { boot } from './bootstrap.js';
+import { ConfigError, loadConfig } from './config.js';
+import { describeDemo, ensureDemo } from './demo/demo.js';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const booted = await boot(config);
+  const { services } = booted;
+  if (booted.adminToken.generated !== undefined) {
+    process.stdout.write(
+      `\nADMIN_TOKEN (shown once; set ADMIN_TOKEN to choose your own): ${booted.adminToken.generated}\n\n`,
+    );
+  }
+  const demo = process.argv.includes('--demo') ? await ensureDemo(services) : undefined;
+  const app = await buildApp(services, {
+    logger: {
+      level: config.logLevel,
+      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], remove: true },
+    },
+  });
+  await app.listen({ port: config.port, host: config.host });
+  if (demo !== undefined) process.stdout.write(describeDemo(demo, config.publicUrl));
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.log.info({ signal }, 'stopping');
+    const force = setTimeout(() => process.exit(1), 10_000).unref();
+    void app
+      .close()
+      .then(() => booted.close())
+      .then(() => {
+        clearTimeout(force);
+        process.exit(0);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`${e instanceof ConfigError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,72 @@
+// Wires the domain services to their stores once; routes, the CLI and tests all use this.
+import type { Config } from './config.js';
+import type { Db } from './db/connect.js';
+import { Metrics } from './http/metrics.js';
+import { systemClock, type Clock } from './lib/clock.js';
+import { SecretBox } from './lib/crypto.js';
+import { openSharedState, type SharedState } from './lib/shared-state.js';
+import { activityEvents } from './modules/activities/events.js';
+import { appReads } from './modules/apps/repo.js';
+import { AppsService } from './modules/apps/service.js';
+import { CredentialStore } from './modules/auth/credentials.js';
+import type { AuthDeps } from './modules/auth/hook.js';
+import { botEvents } from './modules/bots/events.js';
+import { BotsService } from './modules/bots/service.js';
+import { chatEvents } from './modules/chat/events.js';
+import { EventsService } from './modules/events/service.js';
+import { groupEvents } from './modules/groups/events.js';
+import { momentEvents } from './modules/moments/events.js';
+import { OutboxService } from './modules/outbox/service.js';
+import { pointEvents } from './modules/points/events.js';
+import { PointsService } from './modules/points/service.js';
+import { SessionsService } from './modules/sessions/service.js';
+import { userEvents } from './modules/users/events.js';
+import { userReads } from './modules/users/repo.js';
+import { UsersService } from './modules/users/service.js';
+
+export interface ServiceDeps {
+  config: Config;
+  db: Db;
+  encryptionKey: Buffer;
+  /** sha256 of the operator's bearer token. */
+  adminTokenHash: string;
+  clock?: Clock;
+  shared?: SharedState;
+  metrics?: Metrics;
+}
+
+export type Services = ReturnType<typeof createServices>;
+
+export function createServices(deps: ServiceDeps) {
+  const { config, db } = deps;
+  const clock = deps.clock ?? systemClock;
+  const box = new SecretBox(deps.encryptionKey);
+  const shared = deps.shared ?? openSharedState(config.redisUrl);
+  const metrics = deps.metrics ?? new Metrics();
+  const credentials = new CredentialStore(appReads(db), box, shared.bus, () => clock.now());
+  const auth: AuthDeps = { credentials, nonces: shared.nonces, clock, requireSigned: config.requireSigned };
+  const events = new EventsService(
+    db,
+    clock,
+    [...userEvents, ...groupEvents, ...momentEvents, ...activityEvents, ...pointEvents, ...botEvents, ...chatEvents],
+    (type, outcome) => metrics.events.inc({ type, outcome }),
+  );
+  return {
+    config,
+    db,
+    clock,
+    box,
+    shared,
+    metrics,
+    adminTokenHash: deps.adminTokenHash,
+    credentials,
+    auth,
+    events,
+    users: new UsersService(userReads(db)),
+    apps: new AppsService(db, box, clock),
+    bots: new BotsService(db, clock),
+    points: new PointsService(db),
+    sessions: new SessionsService(db, clock),
+    outbox: new OutboxService(db),
+  };
+}

@@ -1,0 +1,107 @@
+// Starts the whole app in-process on a fresh store (an in-memory SQLite database, or a private
+// PostgreSQL schema dropped afterwards) for one test suite.
+import { randomBytes } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import pg from 'pg';
+import { buildApp } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { openDb } from '../../src/db/connect.js';
+import { migrate } from '../../src/db/migrate.js';
+import type { App } from '../../src/http/types.js';
+import type { Clock } from '../../src/lib/clock.js';
+import { sha256Hex } from '../../src/lib/crypto.js';
+import type { SharedState } from '../../src/lib/shared-state.js';
+import { createServices, type Services } from '../../src/services.js';
+import { PG_URL, storesUnderTest, type StoreKind } from './stores.js';
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+export const adminHeaders = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+export class FakeClock implements Clock {
+  constructor(public ms = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface TestApp {
+  store: StoreKind;
+  app: App;
+  services: Services;
+  clock: Clock;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  clock?: Clock;
+  shared?: SharedState;
+  /** Reuse a PostgreSQL schema (several instances on one store). */
+  schema?: string;
+}
+
+export async function startTestApp(store: StoreKind, options: StartOptions = {}): Promise<TestApp> {
+  const schema = options.schema ?? `t_${randomBytes(6).toString('hex')}`;
+  const url = store === 'sqlite' ? 'sqlite::memory:' : PG_URL;
+  const config: Config = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN, RATE_LIMITS: 'off', ...options.env });
+  const db = await openDb(url, store === 'postgres' ? { schema } : {});
+  await migrate(db);
+  const services = createServices({
+    config,
+    db,
+    encryptionKey: randomBytes(32),
+    adminTokenHash: sha256Hex(ADMIN_TOKEN),
+    ...(options.clock !== undefined ? { clock: options.clock } : {}),
+    ...(options.shared !== undefined ? { shared: options.shared } : {}),
+  });
+  const app = await buildApp(services);
+  return {
+    store,
+    app,
+    services,
+    clock: services.clock,
+    close: async () => {
+      await app.close();
+      await services.shared.close();
+      await db.close();
+      if (store === 'postgres' && options.schema === undefined) await dropSchema(schema);
+    },
+  };
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Registers `body` once per store under test, each with its own app (started before, closed
+ * after). `t()` gives the running app inside tests.
+ */
+export async function describeStores(
+  name: string,
+  body: (t: () => TestApp) => void,
+  options: StartOptions | (() => StartOptions) = {},
+): Promise<void> {
+  for (const store of await storesUnderTest()) {
+    await describe(`${name} [${store}]`, () => {
+      let current: TestApp | undefined;
+      before(async () => {
+        current = await startTestApp(store, typeof options === 'function' ? options() : options);
+      });
+      after(async () => current?.close());
+      body(() => {
+        if (current === undefined) throw new Error('test app not started');
+        return current;
+      });
+    });
+  }
+}

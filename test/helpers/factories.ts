@@ -1,0 +1,112 @@
+// Builds test data through the operator surface, the way the application does.
+import { createHash, randomBytes } from 'node:crypto';
+import type { App } from '../../src/http/types.js';
+import { adminHeaders } from './app.js';
+
+let seq = 0;
+export const uid = (prefix = 'x'): string => `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${randomBytes(2).toString('hex')}`;
+export const wallet = (): string => `0x${randomBytes(20).toString('hex')}`;
+
+export interface Ev {
+  id?: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+export async function postEvents(app: App, events: Ev[]) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/internal/v1/events',
+    headers: adminHeaders,
+    payload: { events: events.map((e) => ({ id: e.id ?? uid('evt'), type: e.type, data: e.data })) },
+  });
+  return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
+}
+
+/** Posts events and fails unless the batch was accepted with nothing refused. */
+export async function applyEvents(app: App, events: Ev[]): Promise<void> {
+  const r = await postEvents(app, events);
+  const refused = r.body.refused;
+  if (r.status !== 200 || !Array.isArray(refused) || refused.length > 0) {
+    throw new Error(`events not applied: ${r.status} ${JSON.stringify(r.body)}`);
+  }
+}
+
+export interface TestUser {
+  user_id: string;
+  name: string;
+  wallet_address: string;
+  avatar: string;
+  level: number;
+  level_icon: string;
+}
+
+export function userData(overrides: Partial<TestUser> = {}): TestUser {
+  const id = uid('u');
+  return {
+    user_id: id,
+    name: `name-${id}`,
+    wallet_address: wallet(),
+    avatar: `https://img.example/${id}.png`,
+    level: 1,
+    level_icon: 'https://img.example/lv1.png',
+    ...overrides,
+  };
+}
+
+export async function createUsers(app: App, n: number, overrides: Partial<TestUser> = {}): Promise<TestUser[]> {
+  const users = Array.from({ length: n }, () => userData(overrides));
+  await applyEvents(app, users.map((u) => ({ type: 'user.upserted', data: { ...u } })));
+  return users;
+}
+
+export interface Creds {
+  app_id: string;
+  api_key: string;
+  app_secret: string;
+}
+
+export async function createApp(app: App, ownerUserId: string, redirectUris = ['https://client.example/cb']): Promise<Creds> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/internal/v1/apps',
+    headers: adminHeaders,
+    payload: { owner_user_id: ownerUserId, name: 'test app', redirect_uris: redirectUris },
+  });
+  if (res.statusCode !== 201) throw new Error(`app not created: ${res.statusCode} ${res.body}`);
+  return res.json<Creds>();
+}
+
+export interface BotCreds extends Creds {
+  bot_user_id: string;
+  evm_address: string;
+}
+
+export async function createBot(app: App, ownerUserId: string, name = 'test bot'): Promise<BotCreds> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/internal/v1/bots',
+    headers: adminHeaders,
+    payload: { owner_user_id: ownerUserId, name },
+  });
+  if (res.statusCode !== 201) throw new Error(`bot not created: ${res.statusCode} ${res.body}`);
+  return res.json<BotCreds>();
+}
+
+export const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');
+
+/** Signed-generation headers, as a client computes them. */
+export function signedHeaders(
+  creds: Creds,
+  opts: { nonce?: string; timestamp?: string; secret?: string; now?: number } = {},
+): Record<string, string> {
+  const nonce = opts.nonce ?? String(10_000_000 + Math.floor(Math.random() * 89_999_999));
+  const timestamp = opts.timestamp ?? String(opts.now ?? Date.now());
+  return {
+    app_id: creds.app_id,
+    'x-api-key': creds.api_key,
+    nonce,
+    timestamp,
+    signature: sha1((opts.secret ?? creds.app_secret) + nonce + timestamp),
+  };
+}
