@@ -50,7 +50,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   // One line per answered request, with its id; query values of secret parameters are masked.
   app.addHook('onResponse', (request, reply, done) => {
     request.log.info(
-      { method: request.method, url: redactedUrl(request.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      {
+        method: request.method,
+        url: redactedUrl(request.url),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
       'request',
     );
     done();
@@ -66,9 +71,11 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   healthRoutes(app, s);
   userRoutes(app, s);
 
-  await app.register(async (operator: App) => {
-    operator.addHook('onRequest', async (request) => {
-      if (!bearerMatches(request.headers.authorization, s.adminTokenHash)) throw new AppError(Errors.unauthorized);
+  await app.register((operator: App, _options, done) => {
+    operator.addHook('onRequest', (request, _reply, done) => {
+      done(
+        bearerMatches(request.headers.authorization, s.adminTokenHash) ? undefined : new AppError(Errors.unauthorized),
+      );
     });
     eventRoutes(operator, s);
     appRoutes(operator, s);
@@ -76,6 +83,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     pointRoutes(operator, s);
     sessionRoutes(operator, s);
     outboxRoutes(operator, s);
+    done();
   });
 
   await app.ready();

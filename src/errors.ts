@@ -78,7 +78,13 @@ export function renderError(surface: Surface, e: AppError): Rendered {
       return {
         status: d.status,
         headers,
-        body: { error: d.error, code: d.status, message: d.message, ...(detail !== undefined ? { detail } : {}), ...extra },
+        body: {
+          error: d.error,
+          code: d.status,
+          message: d.message,
+          ...(detail !== undefined ? { detail } : {}),
+          ...extra,
+        },
       };
     case 'bot':
       // Bot client libraries read error details only from 200 answers (decisions.md section 2).

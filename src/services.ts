@@ -49,7 +49,9 @@ export function createServices(deps: ServiceDeps) {
     db,
     clock,
     [...userEvents, ...groupEvents, ...momentEvents, ...activityEvents, ...pointEvents, ...botEvents, ...chatEvents],
-    (type, outcome) => metrics.events.inc({ type, outcome }),
+    (type, outcome) => {
+      metrics.events.inc({ type, outcome });
+    },
   );
   return {
     config,

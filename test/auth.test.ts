@@ -58,7 +58,8 @@ await describeStores(
     });
 
     it('accepts nonces of 1 to 32 letters and digits, refuses others as a parameter error', async () => {
-      for (const nonce of ['7', 'aB3dE6gH', '1'.repeat(32)]) assert.equal((await info(signed({ nonce }))).status, 200, nonce);
+      for (const nonce of ['7', 'aB3dE6gH', '1'.repeat(32)])
+        assert.equal((await info(signed({ nonce }))).status, 200, nonce);
       for (const nonce of ['1'.repeat(33), '1234-678', '']) {
         const r = await info(signed({ nonce }));
         assert.equal(r.status, 401, nonce);
@@ -71,7 +72,10 @@ await describeStores(
     it('refuses a malformed timestamp as a parameter error', async () => {
       const r = await info(signed({ timestamp: '12345' }));
       assert.equal(r.status, 401);
-      assert.deepEqual({ ...r.body, detail: undefined }, { error: 'Bad Request', code: 401, message: 'Param error', detail: undefined });
+      assert.deepEqual(
+        { ...r.body, detail: undefined },
+        { error: 'Bad Request', code: 401, message: 'Param error', detail: undefined },
+      );
     });
 
     it('refuses a replayed (key, nonce, timestamp) but not the same nonce at another time', async () => {
@@ -120,7 +124,11 @@ await describeStores(
     });
 
     it('a missing user_id is a parameter error with the field named', async () => {
-      const res = await t().app.inject({ method: 'GET', url: '/openapi/user/info', headers: { 'x-api-key': creds.api_key } });
+      const res = await t().app.inject({
+        method: 'GET',
+        url: '/openapi/user/info',
+        headers: { 'x-api-key': creds.api_key },
+      });
       assert.equal(res.statusCode, 401);
       assert.deepEqual(res.json(), {
         error: 'Bad Request',
@@ -141,7 +149,11 @@ await describeStores(
     });
 
     it('keeps secrets encrypted at rest and keys only as hashes', async () => {
-      const row = await t().services.db.k.selectFrom('apps').selectAll().where('app_id', '=', creds.app_id).executeTakeFirstOrThrow();
+      const row = await t()
+        .services.db.k.selectFrom('apps')
+        .selectAll()
+        .where('app_id', '=', creds.app_id)
+        .executeTakeFirstOrThrow();
       const stored = JSON.stringify(row);
       assert.ok(!stored.includes(creds.app_secret), 'App Secret stored in clear');
       assert.ok(!stored.includes(creds.api_key), 'App Key stored in clear');
@@ -150,19 +162,23 @@ await describeStores(
   { clock },
 );
 
-await describeStores('authentication with REQUIRE_SIGNED=1', (t) => {
-  it('refuses key-only calls on signed endpoints but not on key-only ones', async () => {
-    const [user] = (await createUsers(t().app, 1)) as [TestUser];
-    const creds = await createApp(t().app, user.user_id);
-    const call = (url: string, headers: Record<string, string>) =>
-      t().app.inject({ method: 'GET', url: `${url}?user_id=${user.user_id}`, headers });
-    const r = await call('/openapi/user/info', { 'x-api-key': creds.api_key });
-    assert.equal(r.statusCode, 401);
-    assert.deepEqual(r.json(), { error: 'Unauthorized', code: 401, message: 'signature required' });
-    assert.equal((await call('/openapi/user/info', signedHeaders(creds))).statusCode, 200);
-    assert.equal((await call('/openapi/authorize/userinfo', { 'x-api-key': creds.api_key })).statusCode, 200);
-  });
-}, { env: { REQUIRE_SIGNED: '1' } });
+await describeStores(
+  'authentication with REQUIRE_SIGNED=1',
+  (t) => {
+    it('refuses key-only calls on signed endpoints but not on key-only ones', async () => {
+      const [user] = (await createUsers(t().app, 1)) as [TestUser];
+      const creds = await createApp(t().app, user.user_id);
+      const call = (url: string, headers: Record<string, string>) =>
+        t().app.inject({ method: 'GET', url: `${url}?user_id=${user.user_id}`, headers });
+      const r = await call('/openapi/user/info', { 'x-api-key': creds.api_key });
+      assert.equal(r.statusCode, 401);
+      assert.deepEqual(r.json(), { error: 'Unauthorized', code: 401, message: 'signature required' });
+      assert.equal((await call('/openapi/user/info', signedHeaders(creds))).statusCode, 200);
+      assert.equal((await call('/openapi/authorize/userinfo', { 'x-api-key': creds.api_key })).statusCode, 200);
+    });
+  },
+  { env: { REQUIRE_SIGNED: '1' } },
+);
 
 it('never writes a secret into the logs', async () => {
   const lines: string[] = [];
@@ -174,8 +190,15 @@ it('never writes a secret into the logs', async () => {
     });
     const [user] = (await createUsers(t.app, 1)) as [TestUser];
     const creds = await createApp(t.app, user.user_id);
-    await logged.inject({ method: 'GET', url: `/openapi/user/info?user_id=${user.user_id}`, headers: signedHeaders(creds) });
-    await logged.inject({ method: 'GET', url: `/openapi/user/info?user_id=${user.user_id}&app_secret=${creds.app_secret}` });
+    await logged.inject({
+      method: 'GET',
+      url: `/openapi/user/info?user_id=${user.user_id}`,
+      headers: signedHeaders(creds),
+    });
+    await logged.inject({
+      method: 'GET',
+      url: `/openapi/user/info?user_id=${user.user_id}&app_secret=${creds.app_secret}`,
+    });
     await logged.close();
     const all = lines.join('\n');
     assert.ok(lines.length >= 2, 'requests were logged');

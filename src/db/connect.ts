@@ -48,10 +48,9 @@ function openSqlite(path: string): Db {
 
 async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions): Promise<Db> {
   // Counters and instants are bigint columns; they stay far below 2^53, so read them as numbers.
-  const types = {
-    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-      oid === INT8 || oid === NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
-  };
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(INT8, Number);
+  types.setTypeParser(NUMERIC, Number);
   if (schema !== undefined) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

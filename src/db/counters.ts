@@ -30,11 +30,13 @@ export async function bumpUserGroup(
   groupId: string,
   deltas: Deltas<'user_group_stats'>,
 ): Promise<void> {
-  const entries = Object.entries(deltas).filter((e): e is [string, number] => e[1] !== undefined);
+  const entries = Object.entries(deltas);
   if (entries.length === 0) return;
   const cols = entries.map(([c]) => sql.ref(c));
   const values = entries.map(([, d]) => sql`${d}`);
-  const sets = entries.map(([c]) => sql`${sql.ref(c)} = ${sql.ref(`user_group_stats.${c}`)} + ${sql.ref(`excluded.${c}`)}`);
+  const sets = entries.map(
+    ([c]) => sql`${sql.ref(c)} = ${sql.ref(`user_group_stats.${c}`)} + ${sql.ref(`excluded.${c}`)}`,
+  );
   await sql`insert into user_group_stats (user_id, group_id, ${sql.join(cols)})
     values (${userId}, ${groupId}, ${sql.join(values)})
     on conflict (user_id, group_id) do update set ${sql.join(sets)}`.execute(tx);

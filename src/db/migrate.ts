@@ -9,6 +9,7 @@ export async function migrate(db: Db): Promise<string[]> {
   };
   const migrator = new Migrator({ db: db.k, provider: { getMigrations: () => Promise.resolve(migrations) } });
   const { error, results } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error instanceof Error ? error : new Error(String(error));
+  if (error instanceof Error) throw error;
+  if (error !== undefined) throw new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

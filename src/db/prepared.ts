@@ -20,7 +20,9 @@ export function prepare<Q extends Compilable>(db: Db, query: Q): Prepared<InferR
   const compiled = query.compile();
   // Each compiled parameter is either an argument slot or a constant baked into the query.
   const slots = compiled.parameters.map((p) =>
-    typeof p === 'string' && p.startsWith(MARK) ? { arg: Number(p.slice(MARK.length)), value: undefined } : { arg: -1, value: p },
+    typeof p === 'string' && p.startsWith(MARK)
+      ? { arg: Number(p.slice(MARK.length)), value: undefined }
+      : { arg: -1, value: p },
   );
   const bind = (args: readonly unknown[]): unknown[] => slots.map((s) => (s.arg >= 0 ? args[s.arg] : s.value));
   const native = db.native;

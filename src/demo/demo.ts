@@ -105,7 +105,10 @@ async function createDemo(s: Services): Promise<StoredDemo> {
     botUserId: bot.bot_user_id,
     botAppId: bot.app_id,
   };
-  await s.db.k.insertInto('meta').values({ key: META_KEY, value: JSON.stringify(stored) }).execute();
+  await s.db.k
+    .insertInto('meta')
+    .values({ key: META_KEY, value: JSON.stringify(stored) })
+    .execute();
   return stored;
 }
 

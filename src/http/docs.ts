@@ -3,7 +3,12 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { App } from './types.js';
 
-const header = (name: string, description: string) => ({ type: 'apiKey' as const, in: 'header' as const, name, description });
+const header = (name: string, description: string) => ({
+  type: 'apiKey' as const,
+  in: 'header' as const,
+  name,
+  description,
+});
 
 export async function registerDocs(app: App, publicUrl: string): Promise<void> {
   await app.register(swagger, {
@@ -30,5 +35,5 @@ export async function registerDocs(app: App, publicUrl: string): Promise<void> {
     },
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
 }

@@ -42,5 +42,9 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return errorHandler(new AppError(Errors.routeNotFound, `${request.method} ${request.url.split('?')[0] ?? ''}`), request, reply);
+  return errorHandler(
+    new AppError(Errors.routeNotFound, `${request.method} ${request.url.split('?')[0] ?? ''}`),
+    request,
+    reply,
+  );
 }

@@ -7,5 +7,11 @@ export const OperatorError = Type.Object({
   index: Type.Optional(Type.Integer()),
 });
 
-export const operatorErrors = { 400: OperatorError, 401: OperatorError, 404: OperatorError, 409: OperatorError, 413: OperatorError };
+export const operatorErrors = {
+  400: OperatorError,
+  401: OperatorError,
+  404: OperatorError,
+  409: OperatorError,
+  413: OperatorError,
+};
 export const strict = { additionalProperties: false } as const;

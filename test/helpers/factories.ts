@@ -4,7 +4,8 @@ import type { App } from '../../src/http/types.js';
 import { adminHeaders } from './app.js';
 
 let seq = 0;
-export const uid = (prefix = 'x'): string => `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${randomBytes(2).toString('hex')}`;
+export const uid = (prefix = 'x'): string =>
+  `${prefix}${Date.now().toString(36)}${(seq++).toString(36)}${randomBytes(2).toString('hex')}`;
 export const wallet = (): string => `0x${randomBytes(20).toString('hex')}`;
 
 export interface Ev {
@@ -56,7 +57,10 @@ export function userData(overrides: Partial<TestUser> = {}): TestUser {
 
 export async function createUsers(app: App, n: number, overrides: Partial<TestUser> = {}): Promise<TestUser[]> {
   const users = Array.from({ length: n }, () => userData(overrides));
-  await applyEvents(app, users.map((u) => ({ type: 'user.upserted', data: { ...u } })));
+  await applyEvents(
+    app,
+    users.map((u) => ({ type: 'user.upserted', data: { ...u } })),
+  );
   return users;
 }
 
@@ -66,7 +70,11 @@ export interface Creds {
   app_secret: string;
 }
 
-export async function createApp(app: App, ownerUserId: string, redirectUris = ['https://client.example/cb']): Promise<Creds> {
+export async function createApp(
+  app: App,
+  ownerUserId: string,
+  redirectUris = ['https://client.example/cb'],
+): Promise<Creds> {
   const res = await app.inject({
     method: 'POST',
     url: '/internal/v1/apps',

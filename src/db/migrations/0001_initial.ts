@@ -96,7 +96,9 @@ export function initialMigration(dialect: Dialect) {
         .addUniqueConstraint('moment_likes_pair', ['moment_id', 'user_id'])
         .execute();
 
-      await text(s.createTable('votes'), 'vote_id', 'group_id').addPrimaryKeyConstraint('votes_pk', ['vote_id']).execute();
+      await text(s.createTable('votes'), 'vote_id', 'group_id')
+        .addPrimaryKeyConstraint('votes_pk', ['vote_id'])
+        .execute();
       await text(s.createTable('vote_casts'), 'vote_id', 'user_id')
         .addColumn('created_at', 'bigint', req)
         .addPrimaryKeyConstraint('vote_casts_pk', ['vote_id', 'user_id'])
@@ -129,7 +131,15 @@ export function initialMigration(dialect: Dialect) {
         .addPrimaryKeyConstraint('lucky_box_claims_pk', ['box_id', 'user_id'])
         .execute();
 
-      await text(s.createTable('chat_messages'), 'message_id', 'chat_type', 'from_user_id', 'kind', 'text', 'mention_user_ids')
+      await text(
+        s.createTable('chat_messages'),
+        'message_id',
+        'chat_type',
+        'from_user_id',
+        'kind',
+        'text',
+        'mention_user_ids',
+      )
         .addColumn('group_id', 'text')
         .addColumn('to_user_id', 'text')
         .addColumn('created_at', 'bigint', req)
@@ -202,7 +212,14 @@ export function initialMigration(dialect: Dialect) {
         .addPrimaryKeyConstraint('processed_events_pk', ['event_id'])
         .execute();
 
-      await text(seq(s.createTable('outbox_messages')), 'message_id', 'chat_type', 'from_user_id', 'object_name', 'content')
+      await text(
+        seq(s.createTable('outbox_messages')),
+        'message_id',
+        'chat_type',
+        'from_user_id',
+        'object_name',
+        'content',
+      )
         .addColumn('group_id', 'text')
         .addColumn('to_user_id', 'text')
         .addColumn('app_id', 'text')

@@ -64,7 +64,13 @@ export const activityEvents = [
   defineEvent(
     'lucky_box.sent',
     Type.Object(
-      { box_id: Id, sender_id: Id, amount: Amount, count: Type.Integer({ minimum: 1, maximum: 1_000_000 }), group_id: Type.Optional(Id) },
+      {
+        box_id: Id,
+        sender_id: Id,
+        amount: Amount,
+        count: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+        group_id: Type.Optional(Id),
+      },
       strict,
     ),
     async ({ tx, now }, d) => {

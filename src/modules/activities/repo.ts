@@ -23,7 +23,11 @@ export async function castVote(tx: Kysely<DB>, voteId: string, userId: string, n
 }
 
 export const findDraw = (tx: Kysely<DB>, drawId: string) =>
-  tx.selectFrom('lucky_draws').select(['draw_id', 'group_id', 'initiator_id']).where('draw_id', '=', drawId).executeTakeFirst();
+  tx
+    .selectFrom('lucky_draws')
+    .select(['draw_id', 'group_id', 'initiator_id'])
+    .where('draw_id', '=', drawId)
+    .executeTakeFirst();
 
 export async function createDraw(
   tx: Kysely<DB>,
@@ -45,7 +49,10 @@ export const findEntry = (tx: Kysely<DB>, drawId: string, userId: string) =>
     .executeTakeFirst();
 
 export async function addEntry(tx: Kysely<DB>, drawId: string, userId: string, now: number): Promise<void> {
-  await tx.insertInto('lucky_draw_entries').values({ draw_id: drawId, user_id: userId, won: 0, created_at: now }).execute();
+  await tx
+    .insertInto('lucky_draw_entries')
+    .values({ draw_id: drawId, user_id: userId, won: 0, created_at: now })
+    .execute();
 }
 
 export async function markWon(tx: Kysely<DB>, drawId: string, userId: string): Promise<void> {

@@ -30,11 +30,19 @@ export class AppsService {
     const appSecret = newAppSecret();
     return {
       plain: { app_id: newAppId(), api_key: apiKey, app_secret: appSecret },
-      stored: { api_key_hash: sha256Hex(apiKey), api_key_enc: this.box.seal(apiKey), app_secret_enc: this.box.seal(appSecret) },
+      stored: {
+        api_key_hash: sha256Hex(apiKey),
+        api_key_enc: this.box.seal(apiKey),
+        app_secret_enc: this.box.seal(appSecret),
+      },
     };
   }
 
-  async createApp(input: { owner_user_id: string; name: string; redirect_uris: readonly string[] }): Promise<IssuedCredentials> {
+  async createApp(input: {
+    owner_user_id: string;
+    name: string;
+    redirect_uris: readonly string[];
+  }): Promise<IssuedCredentials> {
     const now = this.clock.now();
     const { plain, stored } = this.credentials();
     await this.db.k.transaction().execute(async (tx) => {
@@ -61,17 +69,37 @@ export class AppsService {
         await sql`select pg_advisory_xact_lock(hashtext(${input.owner_user_id}))`.execute(tx);
       }
       if (!(await usersExist(tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
-      if ((await countBotsOf(tx, input.owner_user_id)) >= MAX_BOTS_PER_OWNER) throw new AppError(Errors.botLimitReached);
+      if ((await countBotsOf(tx, input.owner_user_id)) >= MAX_BOTS_PER_OWNER)
+        throw new AppError(Errors.botLimitReached);
       await upsertUser(
         tx,
-        { user_id: botUserId, name: input.name, wallet_address: evmAddress, avatar: '', level: 1, level_icon: '', is_bot: 1 },
+        {
+          user_id: botUserId,
+          name: input.name,
+          wallet_address: evmAddress,
+          avatar: '',
+          level: 1,
+          level_icon: '',
+          is_bot: 1,
+        },
         now,
       );
       await setWallet(tx, botUserId, 1, evmAddress);
-      await insertApp(tx, { app_id: plain.app_id, kind: 'bot', owner_user_id: input.owner_user_id, name: input.name, ...stored }, [], now);
+      await insertApp(
+        tx,
+        { app_id: plain.app_id, kind: 'bot', owner_user_id: input.owner_user_id, name: input.name, ...stored },
+        [],
+        now,
+      );
       await insertBot(
         tx,
-        { bot_user_id: botUserId, app_id: plain.app_id, owner_user_id: input.owner_user_id, evm_address: evmAddress, description: input.description ?? '' },
+        {
+          bot_user_id: botUserId,
+          app_id: plain.app_id,
+          owner_user_id: input.owner_user_id,
+          evm_address: evmAddress,
+          description: input.description ?? '',
+        },
         now,
       );
     });
@@ -82,6 +110,10 @@ export class AppsService {
   async revealCredentials(appId: string): Promise<IssuedCredentials> {
     const app = await findApp(this.db.k, appId);
     if (app === undefined) throw new AppError(Errors.unknownApplication);
-    return { app_id: app.app_id, api_key: this.box.open(app.api_key_enc), app_secret: this.box.open(app.app_secret_enc) };
+    return {
+      app_id: app.app_id,
+      api_key: this.box.open(app.api_key_enc),
+      app_secret: this.box.open(app.app_secret_enc),
+    };
   }
 }

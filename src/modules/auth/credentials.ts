@@ -34,7 +34,9 @@ export class CredentialStore {
     private readonly bus: Bus,
     private readonly now: () => number,
   ) {
-    bus.subscribe(CHANNEL, (appId) => this.dropLocal(appId));
+    bus.subscribe(CHANNEL, (appId) => {
+      this.dropLocal(appId);
+    });
   }
 
   async byApiKey(apiKey: string): Promise<Credential | undefined> {

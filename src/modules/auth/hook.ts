@@ -35,7 +35,12 @@ export function apiKeyAuth(deps: AuthDeps, signedEndpoint: boolean): onRequestAs
     const signature = header(request, 'signature');
     if (signature !== undefined) {
       await verifySignature(
-        { appId: header(request, 'app_id'), nonce: header(request, 'nonce'), timestamp: header(request, 'timestamp'), signature },
+        {
+          appId: header(request, 'app_id'),
+          nonce: header(request, 'nonce'),
+          timestamp: header(request, 'timestamp'),
+          signature,
+        },
         credential,
         deps.nonces,
         deps.clock.now(),

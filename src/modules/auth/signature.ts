@@ -27,7 +27,10 @@ export async function verifySignature(
     throw new AppError(Errors.paramError, 'header.nonce: 1 to 32 letters or digits, required with signature');
   }
   if (h.timestamp === undefined || !TIMESTAMP.test(h.timestamp)) {
-    throw new AppError(Errors.paramError, 'header.timestamp: unix time in seconds (10 digits) or milliseconds (13 digits)');
+    throw new AppError(
+      Errors.paramError,
+      'header.timestamp: unix time in seconds (10 digits) or milliseconds (13 digits)',
+    );
   }
   const ms = h.timestamp.length === 10 ? Number(h.timestamp) * 1000 : Number(h.timestamp);
   if (Math.abs(now - ms) > WINDOW_MS) throw new AppError(Errors.timestampOutOfRange);

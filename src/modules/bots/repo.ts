@@ -6,15 +6,13 @@ export const findBot = (tx: Kysely<DB>, botUserId: string) =>
   tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();
 
 export const countBotsOf = async (tx: Kysely<DB>, ownerUserId: string): Promise<number> =>
-  Number(
-    (
-      await tx
-        .selectFrom('bots')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('owner_user_id', '=', ownerUserId)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+  (
+    await tx
+      .selectFrom('bots')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('owner_user_id', '=', ownerUserId)
+      .executeTakeFirstOrThrow()
+  ).n;
 
 export async function insertBot(
   tx: Kysely<DB>,

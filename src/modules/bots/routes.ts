@@ -33,7 +33,8 @@ export function permissionRoutes(app: App, s: Services): void {
         response: { 201: Application, ...operatorErrors },
       },
     },
-    async (request, reply) => reply.code(201).send(await s.bots.apply(request.body.bot_user_id, request.body.permission)),
+    async (request, reply) =>
+      reply.code(201).send(await s.bots.apply(request.body.bot_user_id, request.body.permission)),
   );
 
   app.get(
@@ -58,15 +59,21 @@ export function permissionRoutes(app: App, s: Services): void {
     app.post(
       `${path}/:id/${action}`,
       {
+        // The body is optional: an empty request means "no note".
+        preValidation: (request, _reply, done) => {
+          const given: unknown = request.body;
+          if (given === undefined) request.body = {};
+          done();
+        },
         schema: {
           tags: ['Operator'],
           summary: `${action === 'approve' ? 'Approve (grants the permission)' : 'Reject'} a permission application`,
           params: Type.Object({ id: Id }),
-          body: Type.Optional(Decision),
+          body: Decision,
           response: { 200: Application, ...operatorErrors },
         },
       },
-      async (request) => s.bots.decide(request.params.id, decision, request.body?.note ?? null),
+      async (request) => s.bots.decide(request.params.id, decision, request.body.note ?? null),
     );
   }
 }

@@ -47,7 +47,15 @@ export class BotsService {
         throw new AppError(Errors.applicationPending);
       }
       await repo.insertApplication(tx, { id, bot_user_id: botUserId, permission }, now);
-      return view({ id, bot_user_id: botUserId, permission, status: 'pending', note: null, created_at: now, decided_at: null });
+      return view({
+        id,
+        bot_user_id: botUserId,
+        permission,
+        status: 'pending',
+        note: null,
+        created_at: now,
+        decided_at: null,
+      });
     });
   }
 

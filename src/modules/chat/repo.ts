@@ -10,5 +10,8 @@ export async function insertChatMessage(tx: Kysely<DB>, m: ChatMessagesTable): P
 }
 
 export const outboxMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
-  (await tx.selectFrom('outbox_messages').select('message_id').where('message_id', '=', messageId).executeTakeFirst()) !==
-  undefined;
+  (await tx
+    .selectFrom('outbox_messages')
+    .select('message_id')
+    .where('message_id', '=', messageId)
+    .executeTakeFirst()) !== undefined;

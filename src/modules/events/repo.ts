@@ -14,7 +14,12 @@ export async function claimEvent(tx: Kysely<DB>, eventId: string, type: string, 
 export const eventStatus = async (tx: Kysely<DB>, eventId: string) =>
   (await tx.selectFrom('processed_events').select('status').where('event_id', '=', eventId).executeTakeFirst())?.status;
 
-export async function recordOutcome(tx: Kysely<DB>, eventId: string, reason: string | null, now: number): Promise<void> {
+export async function recordOutcome(
+  tx: Kysely<DB>,
+  eventId: string,
+  reason: string | null,
+  now: number,
+): Promise<void> {
   await tx
     .updateTable('processed_events')
     .set({ status: reason === null ? 'applied' : 'refused', reason, processed_at: now })

@@ -73,7 +73,9 @@ export class EventsService {
       }
       return r;
     });
-    outcomes.forEach((o, i) => this.onOutcome(events[i]?.type ?? '', o));
+    outcomes.forEach((o, i) => {
+      this.onOutcome(events[i]?.type ?? '', o);
+    });
     return result;
   }
 }

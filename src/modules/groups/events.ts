@@ -67,7 +67,11 @@ export const groupEvents = [
       }
       if (!(await mayInviteBot(tx, d.user_id, d.invited_by))) return 'invite_not_allowed';
       if (group.maximum > 0 && group.member_count >= group.maximum) return 'group_full';
-      await repo.addMember(tx, { group_id: d.group_id, user_id: d.user_id, role, invited_by: d.invited_by ?? null }, now);
+      await repo.addMember(
+        tx,
+        { group_id: d.group_id, user_id: d.user_id, role, invited_by: d.invited_by ?? null },
+        now,
+      );
       await repo.bumpGroup(tx, d.group_id, { member_count: 1 });
       return undefined;
     },

@@ -12,7 +12,7 @@ export function healthRoutes(app: App, s: Services): void {
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    () => ({ status: 'ok' as const }),
   );
 
   app.get(

@@ -3,7 +3,11 @@ import { bump, type Deltas } from '../../db/counters.js';
 import type { DB } from '../../db/types.js';
 
 export const findMoment = (tx: Kysely<DB>, momentId: string) =>
-  tx.selectFrom('moments').select(['moment_id', 'author_id', 'like_count']).where('moment_id', '=', momentId).executeTakeFirst();
+  tx
+    .selectFrom('moments')
+    .select(['moment_id', 'author_id', 'like_count'])
+    .where('moment_id', '=', momentId)
+    .executeTakeFirst();
 
 export async function createMoment(tx: Kysely<DB>, momentId: string, authorId: string, now: number): Promise<void> {
   await tx.insertInto('moments').values({ moment_id: momentId, author_id: authorId, created_at: now }).execute();

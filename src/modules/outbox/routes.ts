@@ -27,7 +27,10 @@ export function outboxRoutes(app: App, s: Services): void {
           after: Type.Optional(Type.String({ pattern: '^\\d{1,15}$' })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
         }),
-        response: { 200: Type.Object({ messages: Type.Array(Message), next_cursor: Type.String() }), ...operatorErrors },
+        response: {
+          200: Type.Object({ messages: Type.Array(Message), next_cursor: Type.String() }),
+          ...operatorErrors,
+        },
       },
     },
     async (request) => s.outbox.page(Number(request.query.after ?? '0'), request.query.limit ?? 100),

@@ -45,7 +45,10 @@ export async function post(tx: Kysely<DB>, p: Posting, now: number): Promise<boo
     .where('account_id', '=', p.to.account)
     .execute();
   const txnId = newId('txn');
-  await tx.insertInto('ledger_transactions').values({ txn_id: txnId, kind: p.kind, reference: p.reference, created_at: now }).execute();
+  await tx
+    .insertInto('ledger_transactions')
+    .values({ txn_id: txnId, kind: p.kind, reference: p.reference, created_at: now })
+    .execute();
   await tx
     .insertInto('ledger_entries')
     .values([
@@ -88,7 +91,9 @@ export async function checkLedger(tx: Kysely<DB>): Promise<LedgerCheck> {
     .selectFrom('ledger_accounts')
     .select((eb) => [
       eb.fn.coalesce(eb.fn.sum<number>('balance_cents'), sql<number>`0`).as('sum'),
-      eb.fn.sum<number>(sql`case when balance_cents < 0 then 1 else 0 end`).as('negative'),
+      eb.fn
+        .coalesce(eb.fn.sum<number>(sql`case when balance_cents < 0 then 1 else 0 end`), sql<number>`0`)
+        .as('negative'),
     ])
     .where('kind', '=', 'user')
     .executeTakeFirstOrThrow();
@@ -115,11 +120,11 @@ export async function checkLedger(tx: Kysely<DB>): Promise<LedgerCheck> {
     .having((eb) => eb.fn.sum('amount_cents'), '!=', 0)
     .execute();
   return {
-    accounts: Number(totals.accounts),
-    sumOfBalancesCents: Number(totals.sum),
-    creditedCents: Number(credited.sum),
-    userBalancesCents: Number(users.sum),
-    negativeUserAccounts: Number(users.negative ?? 0),
+    accounts: totals.accounts,
+    sumOfBalancesCents: totals.sum,
+    creditedCents: credited.sum,
+    userBalancesCents: users.sum,
+    negativeUserAccounts: users.negative,
     entriesMatchBalances: mismatched.length === 0,
     unbalancedTransactions: unbalanced.length,
   };
