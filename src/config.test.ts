@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+it('uses the documented defaults', () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8080);
+  assert.equal(c.databaseUrl, 'sqlite:./data/platform.db');
+  assert.equal(c.publicUrl, 'http://localhost:8080');
+  assert.deepEqual(
+    [c.authCodeTtlS, c.accessTokenTtlS, c.refreshTokenTtlS, c.paymentTokenTtlS],
+    [300, 7200, 1209600, 300],
+  );
+  assert.equal(c.webhookAllowInsecure, false);
+  assert.equal(c.rateLimits, true);
+  assert.equal(c.redisUrl, undefined);
+});
+
+it('reads every documented setting', () => {
+  const c = loadConfig({
+    PORT: '9000',
+    DATABASE_URL: 'postgres://u@h/db',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+    ADMIN_TOKEN: 'a-long-enough-token',
+    PUBLIC_URL: 'https://open.example/',
+    AUTH_CODE_TTL_S: '1',
+    ACCESS_TOKEN_TTL_S: '2',
+    REFRESH_TOKEN_TTL_S: '3',
+    PAYMENT_TOKEN_TTL_S: '4',
+    WEBHOOK_ALLOW_INSECURE: '1',
+    RATE_LIMITS: 'off',
+  });
+  assert.equal(c.port, 9000);
+  assert.equal(c.publicUrl, 'https://open.example');
+  assert.deepEqual([c.authCodeTtlS, c.accessTokenTtlS, c.refreshTokenTtlS, c.paymentTokenTtlS], [1, 2, 3, 4]);
+  assert.equal(c.webhookAllowInsecure, true);
+  assert.equal(c.rateLimits, false);
+});
+
+it('rejects bad settings listing every problem', () => {
+  assert.throws(
+    () => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ACCESS_TOKEN_TTL_S: '-5', RATE_LIMITS: 'maybe' }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError);
+      assert.equal(e.problems.length, 4);
+      assert.match(e.message, /PORT/);
+      assert.match(e.message, /DATABASE_URL/);
+      assert.match(e.message, /ACCESS_TOKEN_TTL_S/);
+      assert.match(e.message, /RATE_LIMITS/);
+      return true;
+    },
+  );
+});

@@ -1,0 +1,120 @@
+// The HTTP shell: bad input in the contract's shapes, operations endpoints, request ids, and the
+// generic 500 that leaks nothing.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { adminHeaders, describeStores, startTestApp } from './helpers/app.js';
+import { createApp, createUsers, type TestUser } from './helpers/factories.js';
+
+await describeStores('HTTP shell', (t) => {
+  const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
+    t().app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { ...adminHeaders, 'content-type': 'application/json', ...headers },
+    });
+
+  it('GET /healthz answers 200 without authentication', async () => {
+    const res = await t().app.inject({ method: 'GET', url: '/healthz' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { status: 'ok' });
+  });
+
+  it('malformed JSON is a 400 invalid_request on the operator surface', async () => {
+    const res = await post('/internal/v1/apps', '{"owner_user_id": ');
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), { error: 'invalid_request', message: 'body: malformed JSON' });
+  });
+
+  it('a wrong type names the field and the rule', async () => {
+    const res = await post('/internal/v1/apps', JSON.stringify({ owner_user_id: 'u', name: 5, redirect_uris: [] }));
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), { error: 'invalid_request', message: 'body.name: must be string' });
+  });
+
+  it('an unknown field is refused, not dropped', async () => {
+    const res = await post(
+      '/internal/v1/apps',
+      JSON.stringify({ owner_user_id: 'u', name: 'n', redirect_uris: [], x: 1 }),
+    );
+    assert.equal(res.statusCode, 400);
+    assert.deepEqual(res.json(), { error: 'invalid_request', message: 'body.x: unknown field' });
+  });
+
+  it('a body over 64 KiB gets 413', async () => {
+    const big = JSON.stringify({ owner_user_id: 'u', name: 'x'.repeat(70 * 1024), redirect_uris: [] });
+    const res = await post('/internal/v1/apps', big);
+    assert.equal(res.statusCode, 413);
+    assert.deepEqual(res.json(), { error: 'payload_too_large', message: 'request body too large' });
+  });
+
+  it('an unsupported content type is a client error, not a 500', async () => {
+    const res = await post('/internal/v1/apps', 'owner_user_id=u', { 'content-type': 'text/csv' });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json<{ error: string }>().error, 'invalid_request');
+  });
+
+  it('an unknown /openapi/ path answers 404 in the /openapi/ error shape', async () => {
+    const res = await t().app.inject({ method: 'GET', url: '/openapi/no/such/thing?x=1' });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), {
+      error: 'Not Found',
+      code: 404,
+      message: 'no such endpoint',
+      detail: 'GET /openapi/no/such/thing',
+    });
+  });
+
+  it('echoes a client request id, or makes one', async () => {
+    const given = await t().app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'abc-123' } });
+    assert.equal(given.headers['x-request-id'], 'abc-123');
+    const made = await t().app.inject({ method: 'GET', url: '/healthz' });
+    assert.match(String(made.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  });
+
+  it('serves Prometheus metrics with per-route counts, latency and event counts', async () => {
+    const [user] = (await createUsers(t().app, 1)) as [TestUser];
+    await t().app.inject({ method: 'GET', url: `/openapi/user/info?user_id=${user.user_id}` });
+    const res = await t().app.inject({ method: 'GET', url: '/metrics' });
+    assert.equal(res.statusCode, 200);
+    assert.match(String(res.headers['content-type']), /^text\/plain/);
+    assert.match(res.body, /http_requests_total\{method="GET",route="\/openapi\/user\/info",status="400"\} 1/);
+    assert.match(res.body, /http_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/healthz"\}/);
+    assert.match(res.body, /operator_events_total\{type="user.upserted",outcome="applied"\} 1/);
+  });
+
+  it('serves an OpenAPI 3.1 document generated from the routes, and a reference page', async () => {
+    const doc = await t().app.inject({ method: 'GET', url: '/openapi.json' });
+    assert.equal(doc.statusCode, 200);
+    const spec = doc.json<{ openapi: string; paths: Record<string, Record<string, unknown>> }>();
+    assert.equal(spec.openapi, '3.1.0');
+    for (const path of ['/openapi/user/info', '/openapi/authorize/userinfo', '/internal/v1/events', '/healthz']) {
+      assert.ok(path in spec.paths, `${path} documented`);
+    }
+    const page = await t().app.inject({ method: 'GET', url: '/docs/' });
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<html/i);
+  });
+});
+
+it('an unexpected fault answers a generic 500 that leaks nothing', async () => {
+  const t = await startTestApp('sqlite');
+  const [user] = (await createUsers(t.app, 1)) as [TestUser];
+  const creds = await createApp(t.app, user.user_id);
+  await t.services.db.close();
+  const res = await t.app.inject({
+    method: 'GET',
+    url: `/openapi/user/info?user_id=${user.user_id}`,
+    headers: { 'x-api-key': `${creds.api_key}-other` },
+  });
+  assert.equal(res.statusCode, 500);
+  assert.deepEqual(res.json(), { error: 'Internal Server Error', code: 500, message: 'internal error' });
+  const internal = await t.app.inject({
+    method: 'GET',
+    url: `/internal/v1/users/${user.user_id}/balance`,
+    headers: adminHeaders,
+  });
+  assert.equal(internal.statusCode, 500);
+  assert.deepEqual(internal.json(), { error: 'internal_error', message: 'internal error' });
+  await t.app.close();
+});
