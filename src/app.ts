@@ -18,6 +18,9 @@ import { outboxRoutes } from './modules/outbox/routes.js';
 import { pointRoutes } from './modules/points/routes.js';
 import { sessionRoutes } from './modules/sessions/routes.js';
 import { userRoutes } from './modules/users/routes.js';
+import { groupRoutes } from './modules/groups/routes.js';
+import { momentRoutes } from './modules/moments/routes.js';
+import { activityRoutes } from './modules/activities/routes.js';
 import type { Services } from './services.js';
 
 export const BODY_LIMIT = 64 * 1024;
@@ -70,6 +73,9 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
 
   healthRoutes(app, s);
   userRoutes(app, s);
+  groupRoutes(app, s);
+  momentRoutes(app, s);
+  activityRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {
     operator.addHook('onRequest', (request, _reply, done) => {

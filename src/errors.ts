@@ -30,6 +30,8 @@ export const Errors = {
   invalidEvent: def('invalid_event', 400, 'Bad Request', 'invalid event'),
   unknownUser: def('unknown_user', 404, 'Not Found', 'unknown user'),
   unknownBot: def('unknown_bot', 404, 'Not Found', 'unknown bot'),
+  unknownGroup: def('unknown_group', 404, 'Not Found', 'unknown group'),
+  unknownMoment: def('unknown_moment', 404, 'Not Found', 'unknown moment'),
   unknownApplication: def('unknown_application', 404, 'Not Found', 'unknown permission application'),
   botLimitReached: def('bot_limit_reached', 409, 'Conflict', 'an account may own at most 5 bots'),
   applicationDecided: def('application_decided', 409, 'Conflict', 'the application was already decided'),

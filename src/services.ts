@@ -21,7 +21,12 @@ import { pointEvents } from './modules/points/events.js';
 import { PointsService } from './modules/points/service.js';
 import { SessionsService } from './modules/sessions/service.js';
 import { userEvents } from './modules/users/events.js';
-import { userReads } from './modules/users/repo.js';
+import { userReads } from './modules/users/reads.js';
+import { groupReads } from './modules/groups/reads.js';
+import { GroupsService } from './modules/groups/service.js';
+import { momentReads } from './modules/moments/reads.js';
+import { MomentsService } from './modules/moments/service.js';
+import { ActivitiesService } from './modules/activities/service.js';
 import { UsersService } from './modules/users/service.js';
 
 export interface ServiceDeps {
@@ -53,6 +58,8 @@ export function createServices(deps: ServiceDeps) {
       metrics.events.inc({ type, outcome });
     },
   );
+  const users = new UsersService(userReads(db));
+  const groups = new GroupsService(groupReads(db), users);
   return {
     config,
     db,
@@ -64,7 +71,10 @@ export function createServices(deps: ServiceDeps) {
     credentials,
     auth,
     events,
-    users: new UsersService(userReads(db)),
+    users,
+    groups,
+    moments: new MomentsService(momentReads(db), users),
+    activities: new ActivitiesService(users, groups),
     apps: new AppsService(db, box, clock),
     bots: new BotsService(db, clock),
     points: new PointsService(db),

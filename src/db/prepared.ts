@@ -2,13 +2,16 @@
 // dialect's own prepared statement (better-sqlite3 Statement, or a named pg statement), so a
 // request pays neither query building nor SQL parsing.
 import { createHash } from 'node:crypto';
-import type { Compilable, InferResult } from 'kysely';
+import { sql, type Compilable, type InferResult } from 'kysely';
 import type { Db } from './connect.js';
 
 const MARK = '\u0000arg:';
 
 /** A placeholder for the i-th argument of a prepared query, used where a value goes. */
 export const arg = (i: number): string => `${MARK}${i}`;
+
+/** A numeric argument slot, for LIMIT, OFFSET and numeric columns. */
+export const numArg = (i: number) => sql<number>`${arg(i)}`;
 
 export interface Prepared<R> {
   first(args: readonly unknown[]): Promise<R | undefined>;

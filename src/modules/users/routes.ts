@@ -1,8 +1,11 @@
 import { apiErrors, Envelope, keyOnlySecurity, ok, signedOrKeySecurity } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { apiKeyAuth } from '../auth/hook.js';
-import { PublicUser, UserIdQuery } from './schema.js';
+import { apiKeyAuth, credentialOf } from '../auth/hook.js';
+import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserIdQuery } from './schema.js';
+import { Type } from 'typebox';
+
+const tags = ['User information'];
 
 export function userRoutes(app: App, s: Services): void {
   const successor = `<${s.config.publicUrl}/openapi/user/info>; rel="successor-version"`;
@@ -11,7 +14,7 @@ export function userRoutes(app: App, s: Services): void {
     {
       onRequest: apiKeyAuth(s.auth, true),
       schema: {
-        tags: ['User information'],
+        tags,
         summary: 'Basic information of a user (signed or key-only; deprecated: use POST with a token)',
         deprecated: true,
         security: signedOrKeySecurity,
@@ -31,7 +34,7 @@ export function userRoutes(app: App, s: Services): void {
     {
       onRequest: apiKeyAuth(s.auth, false),
       schema: {
-        tags: ['User information'],
+        tags,
         summary: 'Basic information of a user (older key-only path)',
         security: keyOnlySecurity,
         querystring: UserIdQuery,
@@ -39,5 +42,42 @@ export function userRoutes(app: App, s: Services): void {
       },
     },
     async (request) => ok(1, await s.users.publicInfo(request.query.user_id)),
+  );
+
+  app.get(
+    '/openapi/user/followers',
+    {
+      onRequest: apiKeyAuth(s.auth, true),
+      schema: {
+        tags,
+        summary: 'Followers of the user bound to the key (the bot itself, or the app owner), newest first',
+        security: signedOrKeySecurity,
+        querystring: FollowersQuery,
+        response: { 200: Envelope(Type.Array(PublicUser)), ...apiErrors },
+      },
+    },
+    async (request) => {
+      const credential = credentialOf(request);
+      const userId = credential.botUserId ?? credential.ownerUserId;
+      return ok(1, await s.users.followers(userId, request.query.page, request.query.size));
+    },
+  );
+
+  app.get(
+    '/openapi/user/is_follow',
+    {
+      onRequest: apiKeyAuth(s.auth, true),
+      schema: {
+        tags,
+        summary: 'Whether walletAddress follows followAddress',
+        security: signedOrKeySecurity,
+        querystring: IsFollowQuery,
+        response: { 200: Envelope(FollowCheck), ...apiErrors },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      return ok(1, { case3702: await s.users.isFollow(q.chain_id, q.walletAddress, q.followAddress) });
+    },
   );
 }

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ChainParam, Paging, WalletParam } from '../../lib/schemas.js';
 
 export const PublicUser = Type.Object({
   name: Type.String(),
@@ -8,3 +9,10 @@ export const PublicUser = Type.Object({
 });
 
 export const UserIdQuery = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 128 }) });
+export const FollowersQuery = Type.Object(Paging);
+export const IsFollowQuery = Type.Object({
+  walletAddress: WalletParam,
+  followAddress: WalletParam,
+  chain_id: ChainParam,
+});
+export const FollowCheck = Type.Object({ case3702: Type.Boolean() });

@@ -1,5 +1,5 @@
 import { AppError, Errors } from '../../errors.js';
-import type { UserReads } from './repo.js';
+import type { UserReads } from './reads.js';
 
 export interface PublicUserView {
   name: string;
@@ -8,12 +8,43 @@ export interface PublicUserView {
   uid: string;
 }
 
+export const publicView = (u: { user_id: string; name: string; wallet_address: string; avatar: string }) => ({
+  name: u.name,
+  wallet_address: u.wallet_address,
+  avatar: u.avatar,
+  uid: u.user_id,
+});
+
 export class UsersService {
   constructor(private readonly reads: UserReads) {}
 
   async publicInfo(userId: string): Promise<PublicUserView> {
     const u = await this.reads.publicUser.first([userId]);
     if (u === undefined) throw new AppError(Errors.unknownUser);
-    return { name: u.name, wallet_address: u.wallet_address, avatar: u.avatar, uid: u.user_id };
+    return publicView(u);
+  }
+
+  /** The user holding a wallet on a chain; addresses compare case-insensitively. */
+  async userIdByWallet(chainId: number, address: string): Promise<string | undefined> {
+    return (await this.reads.userIdByWallet.first([chainId, address.trim().toLowerCase()]))?.user_id;
+  }
+
+  /** Followers newest first (decisions.md section 4). */
+  async followers(userId: string, page: number, size: number): Promise<PublicUserView[]> {
+    return (await this.reads.followers.all([userId, size, (page - 1) * size])).map(publicView);
+  }
+
+  /** Whether the first wallet follows the second; unknown wallets follow nobody. */
+  async isFollow(chainId: number, followerAddress: string, followedAddress: string): Promise<boolean> {
+    const [follower, followed] = [
+      await this.userIdByWallet(chainId, followerAddress),
+      await this.userIdByWallet(chainId, followedAddress),
+    ];
+    if (follower === undefined || followed === undefined) return false;
+    return (await this.reads.isFollowing.first([follower, followed])) !== undefined;
+  }
+
+  async stats(userId: string | undefined) {
+    return userId === undefined ? undefined : this.reads.stats.first([userId]);
   }
 }

@@ -1,0 +1,25 @@
+import { Type } from 'typebox';
+import { ChainParam, InviteUrlParam, WalletParam } from '../../lib/schemas.js';
+
+export const WalletQuery = Type.Object({ wallet_address: WalletParam, chain_id: ChainParam });
+export const WalletInGroupQuery = Type.Object({
+  wallet_address: WalletParam,
+  chain_id: ChainParam,
+  group_invite_url: InviteUrlParam,
+});
+export const GroupQuery = Type.Object({ group_invite_url: InviteUrlParam });
+
+export const VoteInfo = Type.Object({ vote_number: Type.Integer() });
+export const LuckyDrawInfo = Type.Object({
+  initiate_luckDraw_total: Type.Integer(),
+  luckDraw_total: Type.Integer(),
+  luckDraw_win_total: Type.Integer(),
+});
+export const LuckyBoxOfWallet = Type.Object({
+  receive_luckyBox_number: Type.Integer(),
+  receive_luckyBox_total: Type.Number(),
+  send_luckyBox_number: Type.Integer(),
+  send_luckyBox_total: Type.Number(),
+});
+export const LuckyBoxInGroup = Type.Object({ receive_luckyBox_number: Type.Integer() });
+export const LuckyBoxOfGroup = Type.Object({ sum_amount: Type.Number(), total_num: Type.Integer() });
