@@ -70,7 +70,7 @@ await describeStores('read API', (t) => {
   });
 
   it('GET /openapi/user/followers lists the key owner’s followers newest first, paged', async () => {
-    const [a, b, c, d] = u as [TestUser, TestUser, TestUser, TestUser];
+    const [, b, c, d] = u as [TestUser, TestUser, TestUser, TestUser];
     const view = (x: TestUser) => ({
       name: x.name,
       wallet_address: x.wallet_address,
