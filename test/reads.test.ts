@@ -20,7 +20,7 @@ await describeStores('read API', (t) => {
   const group = { group_id: uid('g'), invite_url: `https://m.example/group/${uid('inv')}` };
   const moment = uid('m');
   const get = async (path: string, query: Record<string, string | number>, headers?: Record<string, string>) => {
-    const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString();
+    const qs = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString();
     const res = await t().app.inject({ method: 'GET', url: `${path}?${qs}`, headers: headers ?? signedHeaders(creds) });
     return {
       status: res.statusCode,
@@ -81,7 +81,14 @@ await describeStores('read API', (t) => {
     assert.deepEqual(await data('/openapi/user/followers', { page: 1, size: 2 }, 1), [view(d), view(c)]);
     assert.deepEqual(await data('/openapi/user/followers', { page: 2, size: 2 }, 1), [view(b)]);
     assert.deepEqual(await data('/openapi/user/followers', { page: 3, size: 2 }, 1), []);
-    for (const bad of [{ page: 0 }, { size: 0 }, { size: 101 }, { page: 'x' }, { size: 1.5 }]) {
+    const bads: Record<string, string | number>[] = [
+      { page: 0 },
+      { size: 0 },
+      { size: 101 },
+      { page: 'x' },
+      { size: 1.5 },
+    ];
+    for (const bad of bads) {
       const r = await get('/openapi/user/followers', bad);
       assert.equal(r.status, 401, JSON.stringify(bad));
       assert.equal(r.body.message, 'Param error');

@@ -1,4 +1,5 @@
 // The /openapi/ success envelope: {code, data, message, success}.
+import type { onRequestAsyncHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 
 export const Envelope = <D extends TSchema>(data: D) =>
@@ -26,3 +27,28 @@ export const signedOrKeySecurity: Record<string, string[]>[] = [
   { apiKey: none },
   { apiKey: none, appId: none, nonce: none, timestamp: none, signature: none },
 ];
+
+export interface ReadRoute<Q extends TSchema, D extends TSchema> {
+  tags: string[];
+  summary: string;
+  querystring: Q;
+  data: D;
+  security?: Record<string, string[]>[];
+  deprecated?: boolean;
+}
+
+/** Options of an authenticated GET /openapi/ read: query and success schemas, docs, auth hook. */
+export const readRoute = <Q extends TSchema, D extends TSchema>(
+  auth: onRequestAsyncHookHandler,
+  r: ReadRoute<Q, D>,
+) => ({
+  onRequest: auth,
+  schema: {
+    tags: r.tags,
+    summary: r.summary,
+    security: r.security ?? signedOrKeySecurity,
+    ...(r.deprecated === true ? { deprecated: true } : {}),
+    querystring: r.querystring,
+    response: { 200: Envelope(r.data), ...apiErrors },
+  },
+});

@@ -1,4 +1,4 @@
-import { apiErrors, Envelope, ok, signedOrKeySecurity } from '../../http/envelope.js';
+import { ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth } from '../auth/hook.js';
@@ -17,52 +17,32 @@ export function momentRoutes(app: App, s: Services): void {
   const auth = apiKeyAuth(s.auth, true);
   app.get(
     '/openapi/moment/praise_info',
-    {
-      onRequest: auth,
-      schema: {
-        tags,
-        summary: 'Likes received and given by a wallet',
-        security: signedOrKeySecurity,
-        querystring: PraiseInfoQuery,
-        response: { 200: Envelope(PraiseSummary), ...apiErrors },
-      },
-    },
-    async (request) => ok(1, await s.moments.praiseInfo(request.query.chain_id, request.query.wallet_address)),
+    readRoute(auth, {
+      tags,
+      summary: 'Likes received and given by a wallet',
+      querystring: PraiseInfoQuery,
+      data: PraiseSummary,
+    }),
+    async ({ query: q }) => ok(1, await s.moments.praiseInfo(q.chain_id, q.wallet_address)),
   );
-
   app.get(
     '/openapi/moment/give_praise',
-    {
-      onRequest: auth,
-      schema: {
-        tags,
-        summary: 'Whether a wallet liked a moment',
-        security: signedOrKeySecurity,
-        querystring: GivePraiseQuery,
-        response: { 200: Envelope(PraiseCheck), ...apiErrors },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      return ok(1, await s.moments.givePraise(q.chain_id, q.wallet_address, q.moment_id));
-    },
+    readRoute(auth, {
+      tags,
+      summary: 'Whether a wallet liked a moment',
+      querystring: GivePraiseQuery,
+      data: PraiseCheck,
+    }),
+    async ({ query: q }) => ok(1, await s.moments.givePraise(q.chain_id, q.wallet_address, q.moment_id)),
   );
-
   app.get(
     '/openapi/moment/receive_praise',
-    {
-      onRequest: auth,
-      schema: {
-        tags,
-        summary: 'Likes of a moment and who gave them',
-        security: signedOrKeySecurity,
-        querystring: ReceivePraiseQuery,
-        response: { 200: Envelope(MomentLikes), ...apiErrors },
-      },
-    },
-    async (request) => {
-      const q = request.query;
-      return ok(1, await s.moments.receivePraise(q.moment_id, q.page, q.size));
-    },
+    readRoute(auth, {
+      tags,
+      summary: 'Likes of a moment and who gave them',
+      querystring: ReceivePraiseQuery,
+      data: MomentLikes,
+    }),
+    async ({ query: q }) => ok(1, await s.moments.receivePraise(q.moment_id, q.page, q.size)),
   );
 }
