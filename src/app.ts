@@ -5,7 +5,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { AppError, Errors } from './errors.js';
 import { registerDocs } from './http/docs.js';
-import { errorHandler, notFoundHandler } from './http/errors.js';
+import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
+import { hasNul } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -22,6 +23,13 @@ import { groupRoutes } from './modules/groups/routes.js';
 import { momentRoutes } from './modules/moments/routes.js';
 import { activityRoutes } from './modules/activities/routes.js';
 import type { Services } from './services.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The handler refuses U+0000 itself (with a more precise error). */
+    checksNul?: boolean;
+  }
+}
 
 export const BODY_LIMIT = 64 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
@@ -66,6 +74,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
     done();
+  });
+
+  app.addHook('preValidation', (request, _reply, done) => {
+    const input = [request.query, request.params, request.body];
+    const refused = request.routeOptions.config.checksNul !== true && input.some(hasNul);
+    done(refused ? new AppError(paramErrorFor(request.url), 'text must not contain U+0000') : undefined);
   });
 
   await app.register(formbody);

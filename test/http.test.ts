@@ -118,3 +118,27 @@ it('an unexpected fault answers a generic 500 that leaks nothing', async () => {
   assert.deepEqual(internal.json(), { error: 'internal_error', message: 'internal error' });
   await t.app.close();
 });
+
+await describeStores('U+0000 in input', (t) => {
+  it('is a client error on every surface, never a 500 (PostgreSQL text cannot hold it)', async () => {
+    const internal = await t().app.inject({
+      method: 'POST',
+      url: '/internal/v1/sessions',
+      headers: adminHeaders,
+      payload: { user_id: 'a\u0000b' },
+    });
+    assert.equal(internal.statusCode, 400);
+    assert.deepEqual(internal.json(), { error: 'invalid_request', message: 'text must not contain U+0000' });
+    const balance = await t().app.inject({ method: 'GET', url: '/internal/v1/users/a%00b/balance', headers: adminHeaders });
+    assert.equal(balance.statusCode, 400);
+    const [user] = (await createUsers(t().app, 1)) as [TestUser];
+    const creds = await createApp(t().app, user.user_id);
+    const api = await t().app.inject({
+      method: 'GET',
+      url: '/openapi/user/info?user_id=a%00b',
+      headers: { 'x-api-key': creds.api_key },
+    });
+    assert.equal(api.statusCode, 401);
+    assert.equal(api.json<{ message: string }>().message, 'Param error');
+  });
+});

@@ -11,6 +11,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface Db {
   readonly dialect: Dialect;
   readonly k: Kysely<DB>;
+  /** PostgreSQL schema the connection works in (search_path); undefined for SQLite. */
+  readonly schema: string | undefined;
   /** The native handle, for statements prepared once on hot paths (see prepared.ts). */
   readonly native: { dialect: 'sqlite'; sqlite: SQLite.Database } | { dialect: 'postgres'; pool: pg.Pool };
   close(): Promise<void>;
@@ -41,6 +43,7 @@ function openSqlite(path: string): Db {
   return {
     dialect: 'sqlite',
     k,
+    schema: undefined,
     native: { dialect: 'sqlite', sqlite },
     close: () => k.destroy(),
   };
@@ -70,6 +73,7 @@ async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions)
   return {
     dialect: 'postgres',
     k,
+    schema: schema ?? 'public',
     native: { dialect: 'postgres', pool },
     close: () => k.destroy(),
   };

@@ -23,6 +23,22 @@ export async function bump<T extends 'user_stats' | 'groups' | 'moments' | 'luck
   await sql`update ${sql.table(table)} set ${sql.join(sets)} where ${sql.ref(keyColumn)} = ${key}`.execute(tx);
 }
 
+/**
+ * Locks one row until the transaction ends, so that reading its counters, checking a limit and
+ * bumping cannot interleave with another transaction (PostgreSQL; SQLite writers are serial).
+ * A no-op update rather than FOR UPDATE, which SQLite does not know; no row, no lock.
+ */
+export async function lockRow<T extends 'user_stats' | 'groups' | 'moments' | 'lucky_boxes'>(
+  tx: Kysely<DB>,
+  table: T,
+  keyColumn: keyof DB[T] & string,
+  key: string,
+): Promise<void> {
+  await sql`update ${sql.table(table)} set ${sql.ref(keyColumn)} = ${sql.ref(keyColumn)} where ${sql.ref(keyColumn)} = ${key}`.execute(
+    tx,
+  );
+}
+
 /** Adds to a user's counters within one group (they only grow), creating the row on first use. */
 export async function bumpUserGroup(
   tx: Kysely<DB>,

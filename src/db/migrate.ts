@@ -7,7 +7,13 @@ export async function migrate(db: Db): Promise<string[]> {
   const migrations: Record<string, Migration> = {
     '0001_initial': initialMigration(db.dialect),
   };
-  const migrator = new Migrator({ db: db.k, provider: { getMigrations: () => Promise.resolve(migrations) } });
+  const migrator = new Migrator({
+    db: db.k,
+    provider: { getMigrations: () => Promise.resolve(migrations) },
+    // Kysely looks for its bookkeeping tables in this schema only: several schemas in one
+    // PostgreSQL database (tests, tenants) must not see each other's.
+    ...(db.schema !== undefined ? { migrationTableSchema: db.schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error instanceof Error) throw error;
   if (error !== undefined) throw new Error(`migration failed: ${JSON.stringify(error)}`);

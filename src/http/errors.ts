@@ -8,7 +8,7 @@ const isFastifyError = (e: unknown): e is FastifyError =>
   e instanceof Error && 'code' in e && typeof e.code === 'string';
 
 /** The registry entry for a client's malformed request on a surface. */
-const paramErrorFor = (url: string): ErrorDef =>
+export const paramErrorFor = (url: string): ErrorDef =>
   surfaceOf(url) === 'internal' ? Errors.invalidRequest : Errors.paramError;
 
 export function toAppError(error: unknown, url: string): AppError {

@@ -95,6 +95,8 @@ export const activityEvents = [
     async ({ tx, now }, d) => {
       const cents = positiveCents(d.amount);
       if (cents === undefined) return 'invalid_amount';
+      // Locked first: the claimed count and amount read below must still hold when the claim is added.
+      await repo.lockBox(tx, d.box_id);
       const box = await repo.findBox(tx, d.box_id);
       if (box === undefined) return 'unknown_box';
       if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';

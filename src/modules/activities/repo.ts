@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { bump, type Deltas } from '../../db/counters.js';
+import { bump, lockRow, type Deltas } from '../../db/counters.js';
 import type { DB } from '../../db/types.js';
 
 const inserted = (r: { numInsertedOrUpdatedRows?: bigint }) => Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -63,6 +63,9 @@ export async function markWon(tx: Kysely<DB>, drawId: string, userId: string): P
     .where('user_id', '=', userId)
     .execute();
 }
+
+/** Locks the box's row for the rest of the transaction (claim limit checks). */
+export const lockBox = (tx: Kysely<DB>, boxId: string) => lockRow(tx, 'lucky_boxes', 'box_id', boxId);
 
 export const findBox = (tx: Kysely<DB>, boxId: string) =>
   tx.selectFrom('lucky_boxes').selectAll().where('box_id', '=', boxId).executeTakeFirst();

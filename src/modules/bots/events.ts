@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
 import { defineEvent } from '../events/define.js';
-import { findUser, setLevel } from '../users/repo.js';
+import { findUser, raiseLevel } from '../users/repo.js';
 
 /** Users of this level or higher may raise a bot's level ("level energy"). */
 export const ENERGIZER_MIN_LEVEL = 5;
@@ -15,7 +15,7 @@ export const botEvents = [
       if (bot === undefined || by === undefined) return 'unknown_user';
       if (bot.is_bot !== 1) return 'not_a_bot';
       if (by.level < ENERGIZER_MIN_LEVEL) return 'level_too_low';
-      await setLevel(tx, d.bot_user_id, bot.level + 1, now);
+      await raiseLevel(tx, d.bot_user_id, 1, now);
       return undefined;
     },
   ),

@@ -8,8 +8,8 @@ export const EVENTS_BODY_LIMIT = 4 * 1024 * 1024;
 const Batch = Type.Object(
   {
     events: Type.Array(
-      // Each event's own shape is checked by the batch, so a bad one is reported with its index.
-      Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), type: Type.String(), data: Type.Unknown() }),
+      // Each event (envelope and data) is checked by the batch, so a bad one is reported with its index.
+      Type.Unknown({ description: '{"id": "1 to 128 characters", "type": "...", "data": {...}}' }),
       { maxItems: 1000 },
     ),
   },
@@ -27,6 +27,7 @@ export function eventRoutes(app: App, s: Services): void {
     '/internal/v1/events',
     {
       bodyLimit: EVENTS_BODY_LIMIT,
+      config: { checksNul: true },
       schema: {
         tags: ['Operator'],
         summary: 'Apply a batch of community events (atomic, idempotent by id)',

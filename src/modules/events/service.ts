@@ -1,8 +1,12 @@
 // Applies operator event batches: validated whole first, then applied in order in one
 // transaction; ids already applied are skipped; rule refusals are recorded and do not stop the rest.
+import { Type } from 'typebox';
+import { Compile } from 'typebox/compile';
 import type { Db } from '../../db/connect.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { hasNul } from '../../lib/nul.js';
+import { retryOnConflict } from '../../db/retry.js';
 import type { EventHandler } from './define.js';
 import * as repo from './repo.js';
 
@@ -20,6 +24,18 @@ export interface BatchResult {
 
 export type EventOutcome = 'applied' | 'duplicate' | 'refused';
 
+/** An event's envelope; checked here rather than by the route, so a bad one is reported with its index. */
+const Envelope = Compile(
+  Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), type: Type.String(), data: Type.Unknown() }),
+);
+
+function envelopeProblem(e: unknown): string {
+  if (typeof e !== 'object' || e === null || Array.isArray(e)) return 'an event is an object {id, type, data}';
+  const [first] = Envelope.Errors(e);
+  if (first?.keyword === 'required') return `${String(first.params.requiredProperties)}: required`;
+  return `${first?.instancePath.split('/').filter(Boolean).join('.') ?? 'event'}: ${first?.message ?? 'invalid'}`;
+}
+
 export class EventsService {
   private readonly handlers: ReadonlyMap<string, EventHandler>;
 
@@ -36,45 +52,51 @@ export class EventsService {
     return [...this.handlers.keys()];
   }
 
-  private validate(events: readonly IncomingEvent[]): EventHandler[] {
+  /** Checks every event (envelope, then data) before anything applies; the first bad one is named by index. */
+  private validate(events: readonly unknown[]): { event: IncomingEvent; handler: EventHandler }[] {
     return events.map((e, index) => {
-      const handler = this.handlers.get(e.type);
-      if (handler === undefined) throw new AppError(Errors.invalidEvent, `unknown event type "${e.type}"`, { index });
-      const problem = handler.problem(e.data);
-      if (problem !== undefined) throw new AppError(Errors.invalidEvent, `${e.type}: ${problem}`, { index });
-      return handler;
+      const invalid = (message: string) => new AppError(Errors.invalidEvent, message, { index });
+      if (!Envelope.Check(e)) throw invalid(envelopeProblem(e));
+      const event: IncomingEvent = e;
+      if (hasNul(event)) throw invalid('text must not contain U+0000');
+      const handler = this.handlers.get(event.type);
+      if (handler === undefined) throw invalid(`unknown event type "${event.type}"`);
+      const problem = handler.problem(event.data);
+      if (problem !== undefined) throw invalid(`${event.type}: ${problem}`);
+      return { event, handler };
     });
   }
 
-  async ingest(events: readonly IncomingEvent[]): Promise<BatchResult> {
-    const handlers = this.validate(events);
+  /** `received` as the request gave it: validated here whole before anything applies. */
+  async ingest(received: readonly unknown[]): Promise<BatchResult> {
+    const checked = this.validate(received);
     const now = this.clock.now();
-    const outcomes: EventOutcome[] = [];
-    const result = await this.db.k.transaction().execute(async (tx) => {
-      const r: BatchResult = { applied: 0, duplicates: 0, refused: [] };
-      for (const [i, e] of events.entries()) {
-        const handler = handlers[i];
-        if (handler === undefined) continue;
-        const fresh = await repo.claimEvent(tx, e.id, e.type, now);
-        if (!fresh && (await repo.eventStatus(tx, e.id)) === 'applied') {
-          r.duplicates++;
-          outcomes.push('duplicate');
-          continue;
+    const { result, outcomes } = await retryOnConflict(() =>
+      this.db.k.transaction().execute(async (tx) => {
+        const outcomes: EventOutcome[] = [];
+        const r: BatchResult = { applied: 0, duplicates: 0, refused: [] };
+        for (const { event: e, handler } of checked) {
+          const fresh = await repo.claimEvent(tx, e.id, e.type, now);
+          if (!fresh && (await repo.eventStatus(tx, e.id)) === 'applied') {
+            r.duplicates++;
+            outcomes.push('duplicate');
+            continue;
+          }
+          const reason = await handler.apply({ tx, now, eventId: e.id }, e.data);
+          if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
+          if (reason === undefined) {
+            r.applied++;
+            outcomes.push('applied');
+          } else {
+            r.refused.push({ id: e.id, reason });
+            outcomes.push('refused');
+          }
         }
-        const reason = await handler.apply({ tx, now, eventId: e.id }, e.data);
-        if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
-        if (reason === undefined) {
-          r.applied++;
-          outcomes.push('applied');
-        } else {
-          r.refused.push({ id: e.id, reason });
-          outcomes.push('refused');
-        }
-      }
-      return r;
-    });
+        return { result: r, outcomes };
+      }),
+    );
     outcomes.forEach((o, i) => {
-      this.onOutcome(events[i]?.type ?? '', o);
+      this.onOutcome(checked[i]?.event.type ?? '', o);
     });
     return result;
   }

@@ -55,6 +55,8 @@ export const groupEvents = [
       { additionalProperties: false },
     ),
     async ({ tx, now }, d) => {
+      // Locked first: the member count read below must still hold when the member is added.
+      await repo.lockGroup(tx, d.group_id);
       const group = await repo.findGroup(tx, d.group_id);
       if (group === undefined) return 'unknown_group';
       const users = d.invited_by === undefined ? [d.user_id] : [d.user_id, d.invited_by];

@@ -1,9 +1,12 @@
 import type { Kysely } from 'kysely';
-import { bump, type Deltas } from '../../db/counters.js';
+import { bump, lockRow, type Deltas } from '../../db/counters.js';
 import type { DB, GroupRole, GroupRow } from '../../db/types.js';
 
 /** Share URLs are matched after trimming blanks and trailing slashes. */
 export const normalizeInviteUrl = (url: string): string => url.trim().replace(/\/+$/, '');
+
+/** Locks the group's row for the rest of the transaction (member limit checks). */
+export const lockGroup = (tx: Kysely<DB>, groupId: string) => lockRow(tx, 'groups', 'group_id', groupId);
 
 export const findGroup = (tx: Kysely<DB>, groupId: string): Promise<GroupRow | undefined> =>
   tx.selectFrom('groups').selectAll().where('group_id', '=', groupId).executeTakeFirst();

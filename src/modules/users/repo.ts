@@ -68,6 +68,15 @@ export async function setLevel(tx: Kysely<DB>, userId: string, level: number, no
   await tx.updateTable('users').set({ level, updated_at: now }).where('user_id', '=', userId).execute();
 }
 
+/** Raises a level in SQL (level = level + n), so concurrent raises all count. */
+export async function raiseLevel(tx: Kysely<DB>, userId: string, by: number, now: number): Promise<void> {
+  await tx
+    .updateTable('users')
+    .set((eb) => ({ level: eb('level', '+', by), updated_at: now }))
+    .where('user_id', '=', userId)
+    .execute();
+}
+
 export const bumpUserStats = (tx: Kysely<DB>, userId: string, deltas: Deltas<'user_stats'>) =>
   bump(tx, 'user_stats', 'user_id', userId, deltas);
 
