@@ -129,7 +129,11 @@ await describeStores('U+0000 in input', (t) => {
     });
     assert.equal(internal.statusCode, 400);
     assert.deepEqual(internal.json(), { error: 'invalid_request', message: 'text must not contain U+0000' });
-    const balance = await t().app.inject({ method: 'GET', url: '/internal/v1/users/a%00b/balance', headers: adminHeaders });
+    const balance = await t().app.inject({
+      method: 'GET',
+      url: '/internal/v1/users/a%00b/balance',
+      headers: adminHeaders,
+    });
     assert.equal(balance.statusCode, 400);
     const [user] = (await createUsers(t().app, 1)) as [TestUser];
     const creds = await createApp(t().app, user.user_id);
