@@ -1,17 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import { arg, prepare } from '../../db/prepared.js';
-import type { AppKind, DB } from '../../db/types.js';
+import type { AppRow, DB } from '../../db/types.js';
 
-export interface NewApp {
-  app_id: string;
-  kind: AppKind;
-  owner_user_id: string;
-  name: string;
-  api_key_hash: string;
-  api_key_enc: string;
-  app_secret_enc: string;
-}
+export type NewApp = Omit<AppRow, 'disabled' | 'created_at' | 'updated_at'>;
 
 export async function insertApp(tx: Kysely<DB>, app: NewApp, redirectUris: readonly string[], now: number) {
   await tx

@@ -1,18 +1,8 @@
 import type { Kysely } from 'kysely';
 import { bump, type Deltas } from '../../db/counters.js';
-import type { Db } from '../../db/connect.js';
-import { arg, prepare } from '../../db/prepared.js';
 import type { DB, UserRow } from '../../db/types.js';
 
-export interface UserFields {
-  user_id: string;
-  name: string;
-  wallet_address: string;
-  avatar: string;
-  level: number;
-  level_icon: string;
-  is_bot: 0 | 1;
-}
+export type UserFields = Omit<UserRow, 'created_at' | 'updated_at'>;
 
 export const findUser = (tx: Kysely<DB>, userId: string): Promise<UserRow | undefined> =>
   tx.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
@@ -64,10 +54,6 @@ export async function setWallet(tx: Kysely<DB>, userId: string, chainId: number,
     .execute();
 }
 
-export async function setLevel(tx: Kysely<DB>, userId: string, level: number, now: number): Promise<void> {
-  await tx.updateTable('users').set({ level, updated_at: now }).where('user_id', '=', userId).execute();
-}
-
 /** Raises a level in SQL (level = level + n), so concurrent raises all count. */
 export async function raiseLevel(tx: Kysely<DB>, userId: string, by: number, now: number): Promise<void> {
   await tx
@@ -99,20 +85,6 @@ export async function removeFollow(tx: Kysely<DB>, followerId: string, followedI
     .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }
-
-/** Statements compiled once for the read hot paths. */
-export function userReads(db: Db) {
-  return {
-    publicUser: prepare(
-      db,
-      db.k
-        .selectFrom('users')
-        .select(['user_id', 'name', 'wallet_address', 'avatar', 'level', 'level_icon', 'is_bot'])
-        .where('user_id', '=', arg(0)),
-    ),
-  };
-}
-export type UserReads = ReturnType<typeof userReads>;
 
 export const isFollowing = async (tx: Kysely<DB>, followerId: string, followedId: string): Promise<boolean> =>
   (await tx
