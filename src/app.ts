@@ -22,6 +22,8 @@ import { userRoutes } from './modules/users/routes.js';
 import { groupRoutes } from './modules/groups/routes.js';
 import { momentRoutes } from './modules/moments/routes.js';
 import { activityRoutes } from './modules/activities/routes.js';
+import { botApiRoutes } from './modules/botapi/routes.js';
+import { messagingRoutes } from './modules/messaging/routes.js';
 import type { Services } from './services.js';
 
 declare module 'fastify' {
@@ -90,6 +92,8 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   groupRoutes(app, s);
   momentRoutes(app, s);
   activityRoutes(app, s);
+  messagingRoutes(app, s);
+  botApiRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {
     operator.addHook('onRequest', (request, _reply, done) => {

@@ -14,11 +14,21 @@ export interface Config {
   paymentTokenTtlS: number;
   webhookAllowInsecure: boolean;
   rateLimits: boolean;
+  limits: RateLimitSettings;
   requireSigned: boolean;
   /** 32-byte key (base64) for secrets at rest; when unset a key file beside the data is used. */
   encryptionKey: string | undefined;
   keyFile: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+}
+
+/** decisions.md section 3 defaults; each configurable. */
+export interface RateLimitSettings {
+  botPerSecond: number;
+  privateChatPerSecond: number;
+  privateChatBurst: number;
+  groupPerMinute: number;
+  readsPerSecond: number;
 }
 
 export class ConfigError extends Error {
@@ -84,6 +94,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     paymentTokenTtlS: int('PAYMENT_TOKEN_TTL_S', 300, 1, 86_400),
     webhookAllowInsecure: flag('WEBHOOK_ALLOW_INSECURE', false),
     rateLimits: flag('RATE_LIMITS', true, ['on', '1', 'true'], ['off', '0', 'false']),
+    limits: {
+      botPerSecond: int('RATE_LIMIT_BOT_PER_S', 30, 1, 1_000_000),
+      privateChatPerSecond: int('RATE_LIMIT_PRIVATE_PER_S', 1, 1, 1_000_000),
+      privateChatBurst: int('RATE_LIMIT_PRIVATE_BURST', 5, 1, 1_000_000),
+      groupPerMinute: int('RATE_LIMIT_GROUP_PER_MIN', 20, 1, 1_000_000),
+      readsPerSecond: int('RATE_LIMIT_READS_PER_S', 100, 1, 1_000_000),
+    },
     requireSigned: flag('REQUIRE_SIGNED', false),
     encryptionKey,
     keyFile: env.KEY_FILE || './data/encryption.key',

@@ -21,6 +21,20 @@ export const Errors = {
   nonceUsed: def('nonce_already_used', 401, 'Unauthorized', 'nonce already used'),
   signatureRequired: def('signature_required', 401, 'Unauthorized', 'signature required'),
   routeNotFound: def('not_found', 404, 'Not Found', 'no such endpoint'),
+
+  // Messaging (decisions.md section 3)
+  imageLevel: def('image_level', 403, 'Forbidden', 'image sending requires level 2'),
+  notGroupMember: def('not_a_member', 403, 'Forbidden', 'the sender is not a member of this group'),
+  privateNotAllowed: def(
+    'private_not_allowed',
+    403,
+    'Forbidden',
+    "the bot's private-message setting does not allow this user",
+  ),
+  permissionRequired: def('permission_required', 403, 'Forbidden', 'the bot lacks the permission this method needs'),
+  notABot: def('not_a_bot', 403, 'Forbidden', 'this method needs the App Key of a bot'),
+  messageNotFound: def('message_not_found', 404, 'Not Found', 'message not found'),
+  notOwnMessage: def('not_own_message', 403, 'Forbidden', 'a bot can edit only its own messages'),
   payloadTooLarge: def('payload_too_large', 413, 'Payload Too Large', 'request body too large'),
   rateLimited: def('rate_limited', 429, 'Too Many Requests', 'rate limit exceeded'),
 
@@ -96,9 +110,13 @@ export function renderError(surface: Surface, e: AppError): Rendered {
         body: {
           ok: false,
           result: null,
-          error_code: d.status,
-          message: detail ?? d.message,
+          // Bot client libraries expect 400 "Bad Request: ..." for bad parameters.
+          error_code: d === Errors.paramError ? 400 : d.status,
+          message: d === Errors.paramError ? `Bad Request: ${detail ?? d.message}` : (detail ?? d.message),
           success: false,
+          ...(headers['retry-after'] !== undefined
+            ? { parameters: { retry_after: Number(headers['retry-after']) } }
+            : {}),
           ...extra,
         },
       };

@@ -27,6 +27,7 @@ import { GroupsService } from './modules/groups/service.js';
 import { momentReads } from './modules/moments/reads.js';
 import { MomentsService } from './modules/moments/service.js';
 import { ActivitiesService } from './modules/activities/service.js';
+import { MessagingService } from './modules/messaging/service.js';
 import { UsersService } from './modules/users/service.js';
 
 export interface ServiceDeps {
@@ -49,7 +50,14 @@ export function createServices(deps: ServiceDeps) {
   const shared = deps.shared ?? openSharedState(config.redisUrl);
   const metrics = deps.metrics ?? new Metrics();
   const credentials = new CredentialStore(appReads(db), box, shared.bus, () => clock.now());
-  const auth: AuthDeps = { credentials, nonces: shared.nonces, clock, requireSigned: config.requireSigned };
+  const auth: AuthDeps = {
+    credentials,
+    nonces: shared.nonces,
+    clock,
+    requireSigned: config.requireSigned,
+    limiter: shared.limiter,
+    readsPerSecond: config.rateLimits ? config.limits.readsPerSecond : undefined,
+  };
   const events = new EventsService(
     db,
     clock,
@@ -80,5 +88,6 @@ export function createServices(deps: ServiceDeps) {
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
     outbox: new OutboxService(db),
+    messaging: new MessagingService(db, clock, shared.limiter, config),
   };
 }

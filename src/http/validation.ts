@@ -3,6 +3,7 @@
 // fields are refused, nothing is silently removed).
 import { Ajv, type ErrorObject, type Options } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
+import type { Static, TSchema } from 'typebox';
 
 const base: Options = { allErrors: false, removeAdditional: false, useDefaults: true, strict: false };
 const coercing = new Ajv({ ...base, coerceTypes: 'array' });
@@ -10,6 +11,9 @@ const strict = new Ajv({ ...base, coerceTypes: false });
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strict : coercing).compile(schema);
+
+/** A validator that coerces text to the schema's types (form fields, query strings) and applies defaults. */
+export const compileCoercing = <S extends TSchema>(schema: S) => coercing.compile<Static<S>>(schema);
 
 /** "body.group_id: required", "querystring.size: must be <= 100": a field and its rule. */
 export function describeValidation(context: string, errors: readonly Partial<ErrorObject>[]): string {

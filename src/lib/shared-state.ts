@@ -2,6 +2,7 @@
 // instance it lives in memory; with REDIS_URL it lives in Redis.
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 
 export interface NonceStore {
   /** Records the key until `expiresAt` (unix ms); false when it was already recorded. */
@@ -87,6 +88,7 @@ export class RedisBus extends LocalBus {
 
 export interface SharedState {
   nonces: NonceStore;
+  limiter: RateLimiter;
   bus: Bus;
   redis: Redis | undefined;
   close(): Promise<void>;
@@ -95,12 +97,19 @@ export interface SharedState {
 export function openSharedState(redisUrl: string | undefined): SharedState {
   if (redisUrl === undefined) {
     const bus = new LocalBus();
-    return { nonces: new MemoryNonceStore(), bus, redis: undefined, close: () => bus.close() };
+    return {
+      nonces: new MemoryNonceStore(),
+      limiter: new MemoryRateLimiter(),
+      bus,
+      redis: undefined,
+      close: () => bus.close(),
+    };
   }
   const redis = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
   const bus = new RedisBus(redis.duplicate(), redis.duplicate());
   return {
     nonces: new RedisNonceStore(redis),
+    limiter: new RedisRateLimiter(redis),
     bus,
     redis,
     close: async () => {

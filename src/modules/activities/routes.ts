@@ -16,7 +16,7 @@ import {
 const tags = ['Votes, lucky draws, lucky box'];
 
 export function activityRoutes(app: App, s: Services): void {
-  const auth = apiKeyAuth(s.auth, true);
+  const auth = apiKeyAuth(s.auth, { signed: true, read: true });
 
   const votes = readRoute(auth, {
     tags,

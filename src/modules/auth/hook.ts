@@ -2,6 +2,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { rateLimitedError, type RateLimiter } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
 import { verifySignature } from './signature.js';
@@ -18,6 +19,16 @@ export interface AuthDeps {
   clock: Clock;
   /** Deployment setting: signed endpoints refuse key-only calls. */
   requireSigned: boolean;
+  limiter: RateLimiter;
+  /** Requests per second per API key on read endpoints; undefined when rate limits are off. */
+  readsPerSecond: number | undefined;
+}
+
+export interface EndpointAuth {
+  /** The description lists the Signed header set for this endpoint. */
+  signed: boolean;
+  /** A read endpoint: counted against the per-key read limit. */
+  read?: boolean;
 }
 
 const header = (request: FastifyRequest, name: string): string | undefined => {
@@ -25,9 +36,9 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-/** `signedEndpoint`: the description lists the Signed header set for this endpoint. */
-export function apiKeyAuth(deps: AuthDeps, signedEndpoint: boolean): onRequestAsyncHookHandler {
-  const mustSign = signedEndpoint && deps.requireSigned;
+export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestAsyncHookHandler {
+  const mustSign = endpoint.signed && deps.requireSigned;
+  const perSecond = endpoint.read === true ? deps.readsPerSecond : undefined;
   return async (request) => {
     const apiKey = header(request, 'x-api-key');
     const credential = apiKey === undefined || apiKey === '' ? undefined : await deps.credentials.byApiKey(apiKey);
@@ -47,6 +58,14 @@ export function apiKeyAuth(deps: AuthDeps, signedEndpoint: boolean): onRequestAs
       );
     } else if (mustSign) {
       throw new AppError(Errors.signatureRequired);
+    }
+    if (perSecond !== undefined) {
+      const take = await deps.limiter.take(
+        `read:${credential.appId}`,
+        { perSecond, burst: perSecond },
+        deps.clock.now(),
+      );
+      if (!take.ok) throw rateLimitedError(take);
     }
     request.credential = credential;
   };

@@ -5,6 +5,7 @@ import type { ApplicationStatus, Permission } from '../../db/types.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
+import { findUser } from '../users/repo.js';
 import * as repo from './repo.js';
 
 export const PERMISSIONS: readonly Permission[] = ['listen_group_messages', 'subscription_account', 'publish_bot'];
@@ -72,5 +73,20 @@ export class BotsService {
       if (decision === 'approved') await repo.grantPermission(tx, app.bot_user_id, app.permission, now);
       return view({ ...app, status: decision, note, decided_at: now });
     });
+  }
+
+  /** getMe: the bot as a user, with its level and EVM address. */
+  async me(botUserId: string) {
+    const [user, bot] = [await findUser(this.db.k, botUserId), await repo.findBot(this.db.k, botUserId)];
+    if (user === undefined || bot === undefined) throw new AppError(Errors.unknownBot);
+    return {
+      user_id: user.user_id,
+      name: user.name,
+      address: bot.evm_address,
+      pic: user.avatar,
+      is_bot: true as const,
+      level: user.level,
+      language_code: 'en',
+    };
   }
 }

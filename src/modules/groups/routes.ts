@@ -7,7 +7,7 @@ import { GroupInfo, GroupInfoQuery, IsJoinQuery, MembershipCheck } from './schem
 const tags = ['Group'];
 
 export function groupRoutes(app: App, s: Services): void {
-  const auth = apiKeyAuth(s.auth, true);
+  const auth = apiKeyAuth(s.auth, { signed: true, read: true });
   app.get(
     '/openapi/group/info',
     readRoute(auth, {

@@ -14,7 +14,7 @@ import {
 const tags = ['Moment'];
 
 export function momentRoutes(app: App, s: Services): void {
-  const auth = apiKeyAuth(s.auth, true);
+  const auth = apiKeyAuth(s.auth, { signed: true, read: true });
   app.get(
     '/openapi/moment/praise_info',
     readRoute(auth, {

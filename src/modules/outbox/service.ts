@@ -1,5 +1,6 @@
 // The operator's feed of what bots and apps sent, in send order, by cursor.
 import type { Db } from '../../db/connect.js';
+import { parseIdList } from '../../lib/json.js';
 
 export interface OutboxMessageView {
   id: string;
@@ -34,15 +35,10 @@ export class OutboxService {
       object_name: r.object_name,
       ...(r.title !== null ? { title: r.title } : {}),
       content: r.content,
-      mention_user_ids: parseIds(r.mention_user_ids),
+      mention_user_ids: parseIdList(r.mention_user_ids),
       created_at: new Date(r.created_at).toISOString(),
     }));
     const last = rows.at(-1);
     return { messages, next_cursor: String(last?.seq ?? after) };
   }
-}
-
-function parseIds(json: string): string[] {
-  const v: unknown = JSON.parse(json);
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }

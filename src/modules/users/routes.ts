@@ -8,7 +8,7 @@ import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserIdQuery } f
 const tags = ['User information'];
 
 export function userRoutes(app: App, s: Services): void {
-  const signedAuth = apiKeyAuth(s.auth, true);
+  const signedAuth = apiKeyAuth(s.auth, { signed: true, read: true });
   const successor = `<${s.config.publicUrl}/openapi/user/info>; rel="successor-version"`;
   app.get(
     '/openapi/user/info',
@@ -28,7 +28,7 @@ export function userRoutes(app: App, s: Services): void {
 
   app.get(
     '/openapi/authorize/userinfo',
-    readRoute(apiKeyAuth(s.auth, false), {
+    readRoute(apiKeyAuth(s.auth, { signed: false, read: true }), {
       tags,
       summary: 'Basic information of a user (older key-only path)',
       security: keyOnlySecurity,

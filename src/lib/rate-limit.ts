@@ -1,0 +1,80 @@
+// Token buckets. In memory for one instance; in Redis (one atomic script per take) when several
+// instances must share the limits.
+import type { Redis } from 'ioredis';
+import { AppError, Errors } from '../errors.js';
+
+export interface Bucket {
+  /** Tokens added per second. */
+  perSecond: number;
+  /** Capacity: how many may be taken at once after a quiet spell. */
+  burst: number;
+}
+
+export interface Take {
+  ok: boolean;
+  /** When refused: how long until a token is available. */
+  retryAfterMs: number;
+}
+
+export interface RateLimiter {
+  take(key: string, bucket: Bucket, now: number): Promise<Take>;
+}
+
+const refused = (bucket: Bucket, tokens: number): Take => ({
+  ok: false,
+  retryAfterMs: Math.ceil(((1 - tokens) / bucket.perSecond) * 1000),
+});
+
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private lastSweep = 0;
+
+  take(key: string, bucket: Bucket, now: number): Promise<Take> {
+    if (now - this.lastSweep > 60_000) this.sweep(now);
+    const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
+    const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
+    if (tokens < 1) {
+      this.buckets.set(key, { tokens, at: now });
+      return Promise.resolve(refused(bucket, tokens));
+    }
+    this.buckets.set(key, { tokens: tokens - 1, at: now });
+    return Promise.resolve({ ok: true, retryAfterMs: 0 });
+  }
+
+  /** Forgets idle buckets (they would be full again anyway). */
+  private sweep(now: number): void {
+    this.lastSweep = now;
+    for (const [key, state] of this.buckets) if (now - state.at > 3_600_000) this.buckets.delete(key);
+  }
+}
+
+// KEYS[1] bucket; ARGV: now ms, per second, burst. Returns {1, 0} or {0, tokens * 1000}.
+const TAKE = `
+local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local now, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local tokens = tonumber(state[1]) or burst
+local at = tonumber(state[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
+local ok = 0
+if tokens >= 1 then tokens = tokens - 1; ok = 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+return {ok, math.floor(tokens * 1000)}
+`;
+
+export class RedisRateLimiter implements RateLimiter {
+  constructor(private readonly redis: Redis) {}
+
+  async take(key: string, bucket: Bucket, now: number): Promise<Take> {
+    const reply: unknown = await this.redis.eval(TAKE, 1, `rl:${key}`, now, bucket.perSecond, bucket.burst);
+    const [ok, milliTokens] = Array.isArray(reply) ? reply.map(Number) : [0, 0];
+    return ok === 1 ? { ok: true, retryAfterMs: 0 } : refused(bucket, (milliTokens ?? 0) / 1000);
+  }
+}
+
+/** Seconds for a Retry-After header: whole, and at least 1. */
+export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
+
+/** The 429 for a refused take, with its Retry-After. */
+export const rateLimitedError = (take: Take): AppError =>
+  new AppError(Errors.rateLimited, undefined, {}, { 'retry-after': String(retryAfterSeconds(take.retryAfterMs)) });

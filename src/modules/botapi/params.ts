@@ -1,0 +1,43 @@
+// Bot method parameters arrive as a form, as JSON or in the query string (decisions.md section 2).
+// They are merged, structured fields given as JSON text are decoded, then checked with coercion.
+import type { FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { AppError, Errors } from '../../errors.js';
+import { compileCoercing, describeValidation } from '../../http/validation.js';
+
+/** Fields that carry JSON inside a form field; the literal `null` and `[]` mean "not given". */
+const STRUCTURED = new Set(['reply_markup', 'mention_ids', 'allowed_updates']);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function decode(raw: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (!STRUCTURED.has(key) || typeof value !== 'string') {
+      out[key] = value;
+      continue;
+    }
+    const text = value.trim();
+    if (text === '' || text === 'null' || text === '[]') continue;
+    try {
+      out[key] = JSON.parse(text);
+    } catch {
+      throw new AppError(Errors.paramError, `${key}: malformed JSON`);
+    }
+  }
+  return out;
+}
+
+/** A reader of one method's parameters from a request; throws a parameter error naming the field. */
+export function botParams<S extends TSchema>(schema: S): (request: FastifyRequest) => Static<S> {
+  const validate = compileCoercing(schema);
+  return (request) => {
+    const merged = decode({
+      ...(isRecord(request.query) ? request.query : {}),
+      ...(isRecord(request.body) ? request.body : {}),
+    });
+    if (!validate(merged))
+      throw new AppError(Errors.paramError, describeValidation('', validate.errors ?? []).replace(/^\./, ''));
+    return merged;
+  };
+}

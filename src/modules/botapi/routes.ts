@@ -1,0 +1,95 @@
+// The bot methods (decisions.md section 2) at POST /openapi/bot/<method>. Parameters come as a
+// form, JSON or query string; every answer is the {ok, result, ...} envelope, errors with HTTP 200.
+import type { FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { AppError, Errors } from '../../errors.js';
+import type { App } from '../../http/types.js';
+import type { Services } from '../../services.js';
+import { apiKeyAuth, credentialOf } from '../auth/hook.js';
+import { parseKeyboard } from '../messaging/keyboard.js';
+import type { Content } from '../messaging/service.js';
+import { botParams } from './params.js';
+import {
+  BotEnvelope,
+  done,
+  EditMessageParams,
+  MeSchema,
+  MessageSchema,
+  SendMessageParams,
+  SendToFansParams,
+} from './schema.js';
+import { Type } from 'typebox';
+
+const tags = ['Bot methods'];
+
+export function botApiRoutes(app: App, s: Services): void {
+  const auth = apiKeyAuth(s.auth, { signed: false });
+  const method = <R extends TSchema>(summary: string, result: R) => ({
+    onRequest: auth,
+    schema: {
+      tags,
+      summary,
+      description: 'Parameters as application/x-www-form-urlencoded, JSON or query string.',
+      security: [{ apiKey: [] }],
+      response: { 200: BotEnvelope(result) },
+    },
+  });
+  const bot = (request: FastifyRequest) => {
+    const credential = credentialOf(request);
+    return { credential, botId: s.messaging.requireBot(credential) };
+  };
+  const content = (p: { text: string; parse_mode: 'text' | 'richtext'; reply_markup?: unknown }): Content => {
+    const keyboard = parseKeyboard(p.reply_markup);
+    if (!keyboard.ok) throw new AppError(Errors.paramError, keyboard.error);
+    return {
+      objectName: p.parse_mode,
+      rich: p.parse_mode === 'richtext',
+      title: null,
+      content: p.text,
+      replyMarkup: keyboard.keyboard,
+    };
+  };
+
+  app.post('/openapi/bot/getMe', method('The bot itself, with its level and EVM address', MeSchema), async (request) =>
+    done(await s.bots.me(bot(request).botId)),
+  );
+
+  const sendParams = botParams(SendMessageParams);
+  app.post(
+    '/openapi/bot/sendMessage',
+    method('Send a message to a private chat or a group', MessageSchema),
+    async (request) => {
+      const { credential } = bot(request);
+      const p = sendParams(request);
+      const chat = await s.messaging.chat(p.chat_id, p.chat_type);
+      const key = request.headers['idempotency-key'];
+      const sent = await s.messaging.send(credential, {
+        ...content(p),
+        chat,
+        mentionUserIds: await s.messaging.mentions(chat, p.mention_type, p.mention_ids),
+        idempotencyKey: typeof key === 'string' ? key : undefined,
+      });
+      return done(sent.message);
+    },
+  );
+
+  const fansParams = botParams(SendToFansParams);
+  app.post(
+    '/openapi/bot/sendMessageToFans',
+    method(
+      'Send a message to every follower (needs the subscription_account permission)',
+      Type.Object({ sent: Type.Integer() }),
+    ),
+    async (request) => done(await s.messaging.sendToFans(bot(request).credential, content(fansParams(request)))),
+  );
+
+  const editParams = botParams(EditMessageParams);
+  for (const name of ['editMessageText', 'editMessage']) {
+    app.post(`/openapi/bot/${name}`, method("Edit one of the bot's own messages", MessageSchema), async (request) => {
+      const { credential } = bot(request);
+      const p = editParams(request);
+      const chat = await s.messaging.chat(p.chat_id, p.chat_type);
+      return done(await s.messaging.edit(credential, chat, p.message_id, content(p)));
+    });
+  }
+}

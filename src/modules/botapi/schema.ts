@@ -1,0 +1,73 @@
+import { Type, type TSchema } from 'typebox';
+
+const Text = Type.String({ minLength: 1, maxLength: 5000 });
+const ParseMode = Type.Union([Type.Literal('text'), Type.Literal('richtext')], { default: 'richtext' });
+const ChatType = Type.Union([Type.Literal('private'), Type.Literal('group')]);
+const Markup = Type.Optional(
+  Type.Unknown({ description: '{"inline_keyboard": [[{text, url|callback_data, ...}]]} as JSON' }),
+);
+
+export const SendMessageParams = Type.Object({
+  chat_id: Type.String({ minLength: 1, maxLength: 128 }),
+  chat_type: Type.Optional(ChatType),
+  text: Text,
+  parse_mode: ParseMode,
+  reply_markup: Markup,
+  mention_type: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
+  mention_ids: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 1000 })),
+});
+
+export const SendToFansParams = Type.Object({ text: Text, parse_mode: ParseMode, reply_markup: Markup });
+
+export const EditMessageParams = Type.Object({
+  chat_id: Type.String({ minLength: 1, maxLength: 128 }),
+  chat_type: Type.Optional(ChatType),
+  message_id: Type.String({ minLength: 1, maxLength: 128 }),
+  text: Text,
+  parse_mode: ParseMode,
+  reply_markup: Markup,
+});
+
+export const BotUserSchema = Type.Object({
+  user_id: Type.String(),
+  name: Type.String(),
+  address: Type.String(),
+  pic: Type.String(),
+  is_bot: Type.Boolean(),
+});
+
+const Button = Type.Object({}, { additionalProperties: true });
+export const MessageSchema = Type.Object({
+  message_id: Type.String(),
+  text: Type.String(),
+  text_raw: Type.String(),
+  kind: Type.String(),
+  mention_users: Type.Array(BotUserSchema),
+  from: BotUserSchema,
+  chat: Type.Object({ id: Type.String(), type: Type.String(), title: Type.String() }),
+  date: Type.Integer(),
+  reply_markup: Type.Union([Type.Object({ inline_keyboard: Type.Array(Type.Array(Button)) }), Type.Null()]),
+});
+
+export const MeSchema = Type.Object({
+  user_id: Type.String(),
+  name: Type.String(),
+  address: Type.String(),
+  pic: Type.String(),
+  is_bot: Type.Literal(true),
+  level: Type.Integer(),
+  language_code: Type.String(),
+});
+
+/** Every bot method answers this envelope, success and error alike (errors with HTTP 200). */
+export const BotEnvelope = <R extends TSchema>(result: R) =>
+  Type.Object({
+    ok: Type.Boolean(),
+    result: Type.Union([result, Type.Null()]),
+    error_code: Type.Integer(),
+    message: Type.String(),
+    success: Type.Boolean(),
+    parameters: Type.Optional(Type.Object({ retry_after: Type.Integer() })),
+  });
+
+export const done = <R>(result: R) => ({ ok: true, result, error_code: 0, message: 'success', success: true });

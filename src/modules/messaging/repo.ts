@@ -1,0 +1,84 @@
+import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { DB, OutboxMessagesTable } from '../../db/types.js';
+
+export type OutboxRow = Selectable<OutboxMessagesTable>;
+export type NewOutboxRow = Omit<Insertable<OutboxMessagesTable>, 'seq'>;
+
+export async function insertOutbox(tx: Kysely<DB>, rows: readonly NewOutboxRow[]): Promise<void> {
+  // Batches keep each statement under the parameter limits of both stores.
+  for (let i = 0; i < rows.length; i += 500)
+    await tx
+      .insertInto('outbox_messages')
+      .values(rows.slice(i, i + 500))
+      .execute();
+}
+
+export const findOutbox = (tx: Kysely<DB>, messageId: string): Promise<OutboxRow | undefined> =>
+  tx.selectFrom('outbox_messages').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+
+export async function editOutbox(
+  tx: Kysely<DB>,
+  messageId: string,
+  change: Pick<OutboxRow, 'content' | 'normalized' | 'reply_markup' | 'object_name' | 'edited_at'>,
+): Promise<void> {
+  await tx.updateTable('outbox_messages').set(change).where('message_id', '=', messageId).execute();
+}
+
+export const roleIn = async (tx: Kysely<DB>, groupId: string, userId: string) =>
+  (
+    await tx
+      .selectFrom('group_members')
+      .select('role')
+      .where('group_id', '=', groupId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+  )?.role;
+
+export const followerIds = async (tx: Kysely<DB>, userId: string): Promise<string[]> =>
+  (await tx.selectFrom('follows').select('follower_id').where('followed_id', '=', userId).orderBy('seq').execute()).map(
+    (r) => r.follower_id,
+  );
+
+export const chatUsers = (tx: Kysely<DB>, ids: readonly string[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : tx
+        .selectFrom('users')
+        .select(['user_id', 'name', 'wallet_address', 'avatar', 'is_bot', 'level'])
+        .where('user_id', 'in', [...new Set(ids)])
+        .execute();
+
+export const groupTitle = async (tx: Kysely<DB>, groupId: string) =>
+  (await tx.selectFrom('groups').select('name').where('group_id', '=', groupId).executeTakeFirst())?.name;
+
+/** The message id an Idempotency-Key already produced, if within `since`. */
+export const idempotentMessage = async (tx: Kysely<DB>, scope: string, key: string, since: number) =>
+  (
+    await tx
+      .selectFrom('idempotency_keys')
+      .select('body')
+      .where('scope', '=', scope)
+      .where('key', '=', key)
+      .where('created_at', '>=', since)
+      .executeTakeFirst()
+  )?.body;
+
+export async function rememberIdempotent(tx: Kysely<DB>, scope: string, key: string, messageId: string, now: number) {
+  await tx.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).execute();
+  await tx
+    .insertInto('idempotency_keys')
+    .values({ scope, key, status_code: 200, body: messageId, created_at: now })
+    .execute();
+}
+
+/** Members of a group in joining order (for "mention everyone"), at most `limit`. */
+export const memberIds = async (tx: Kysely<DB>, groupId: string, limit: number): Promise<string[]> =>
+  (
+    await tx
+      .selectFrom('group_members')
+      .select('user_id')
+      .where('group_id', '=', groupId)
+      .orderBy('seq')
+      .limit(limit)
+      .execute()
+  ).map((r) => r.user_id);

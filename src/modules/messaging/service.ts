@@ -1,0 +1,238 @@
+// Sending and editing messages, for the /openapi/messages endpoints and the bot methods alike.
+// Every rule lives here: membership, privacy, the image level, links, rate limits, idempotency.
+import type { Kysely } from 'kysely';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/connect.js';
+import { retryOnConflict } from '../../db/retry.js';
+import type { DB } from '../../db/types.js';
+import { AppError, Errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { newId } from '../../lib/ids.js';
+import { rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
+import type { Credential } from '../auth/credentials.js';
+import { findBot, permissionsOf } from '../bots/repo.js';
+import { findGroup } from '../groups/repo.js';
+import { findUser, isFollowing, usersExist } from '../users/repo.js';
+import type { InlineKeyboard } from './keyboard.js';
+import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
+import * as repo from './repo.js';
+import { messageView, type MessageView } from './view.js';
+
+export const MIN_IMAGE_LEVEL = 2;
+const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
+const MAX_MENTIONS = 1000;
+
+export type ChatRef = { type: 'group'; id: string } | { type: 'private'; id: string };
+
+export interface Content {
+  /** What the client named the message type; the outbox keeps it. */
+  objectName: string;
+  rich: boolean;
+  title: string | null;
+  content: string;
+  replyMarkup: InlineKeyboard | null;
+}
+
+export interface SendInput extends Content {
+  chat: ChatRef;
+  mentionUserIds: readonly string[];
+  idempotencyKey: string | undefined;
+}
+
+export interface Sent {
+  message: MessageView;
+  replayed: boolean;
+}
+
+/** The user a credential speaks as: the bot itself, or the developer who owns the app. */
+export const senderOf = (c: Credential): string => c.botUserId ?? c.ownerUserId;
+
+const paramError = (detail: string) => new AppError(Errors.paramError, detail);
+
+function parseRich(c: Content): Markup | null {
+  if (!c.rich) return null;
+  const parsed = parseMarkup(c.content);
+  if (!parsed.ok) throw paramError(`content: ${parsed.error}`);
+  return parsed.markup;
+}
+
+export class MessagingService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly limiter: RateLimiter,
+    private readonly config: Pick<Config, 'rateLimits' | 'limits'>,
+  ) {}
+
+  private async limit(key: string, bucket: Bucket): Promise<void> {
+    if (!this.config.rateLimits) return;
+    const take = await this.limiter.take(key, bucket, this.clock.now());
+    if (!take.ok) throw rateLimitedError(take);
+  }
+
+  /** decisions.md section 3: per sender overall, per private chat, per group. */
+  private async rateLimit(sender: string, chat: ChatRef): Promise<void> {
+    const l = this.config.limits;
+    await this.limit(`send:${sender}`, { perSecond: l.botPerSecond, burst: l.botPerSecond });
+    if (chat.type === 'private') {
+      await this.limit(`chat:${sender}:${chat.id}`, { perSecond: l.privateChatPerSecond, burst: l.privateChatBurst });
+    } else {
+      await this.limit(`group:${sender}:${chat.id}`, { perSecond: l.groupPerMinute / 60, burst: l.groupPerMinute });
+    }
+  }
+
+  /** Who may receive what from `sender` in `chat`; returns the sender's role there (groups). */
+  private async admit(tx: Kysely<DB>, sender: string, chat: ChatRef, markup: Markup | null): Promise<void> {
+    const user = await findUser(tx, sender);
+    if (user === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
+    let exemptFromImageLevel = false;
+    if (chat.type === 'group') {
+      if ((await findGroup(tx, chat.id)) === undefined) throw new AppError(Errors.unknownGroup);
+      const role = await repo.roleIn(tx, chat.id, sender);
+      if (role === undefined) throw new AppError(Errors.notGroupMember);
+      // An administrator is exempt from the image level in that group only.
+      exemptFromImageLevel = role === 'admin';
+    } else {
+      if ((await findUser(tx, chat.id)) === undefined) throw new AppError(Errors.unknownUser, 'unknown recipient');
+      if (!(await this.privateAllowed(tx, sender, chat.id))) throw new AppError(Errors.privateNotAllowed);
+    }
+    if (markup !== null && hasImage(markup) && user.level < MIN_IMAGE_LEVEL && !exemptFromImageLevel) {
+      throw new AppError(Errors.imageLevel);
+    }
+  }
+
+  /** A bot's private-message setting: everyone, people it follows, or friends (both follow). */
+  private async privateAllowed(tx: Kysely<DB>, sender: string, recipient: string): Promise<boolean> {
+    const bot = await findBot(tx, sender);
+    if (bot === undefined || bot.private_message_policy === 'everyone') return true;
+    const follows = await isFollowing(tx, sender, recipient);
+    if (bot.private_message_policy === 'following') return follows;
+    return follows && (await isFollowing(tx, recipient, sender));
+  }
+
+  private row(
+    sender: Credential,
+    chat: ChatRef,
+    c: Content,
+    markup: Markup | null,
+    mentions: readonly string[],
+    now: number,
+  ) {
+    return {
+      message_id: newId('msg'),
+      chat_type: chat.type,
+      group_id: chat.type === 'group' ? chat.id : null,
+      to_user_id: chat.type === 'private' ? chat.id : null,
+      from_user_id: senderOf(sender),
+      app_id: sender.appId,
+      object_name: c.objectName,
+      title: c.title,
+      content: c.content,
+      normalized: markup === null ? null : JSON.stringify(layout(c.title, markup)),
+      mention_user_ids: JSON.stringify(mentions),
+      reply_markup: c.replyMarkup === null ? null : JSON.stringify(c.replyMarkup),
+      created_at: now,
+      edited_at: null,
+    };
+  }
+
+  async send(sender: Credential, input: SendInput): Promise<Sent> {
+    const markup = parseRich(input);
+    const from = senderOf(sender);
+    const mentions = [...new Set(input.mentionUserIds.filter((id) => id !== ''))];
+    const scope = `send:${sender.appId}`;
+    const key = input.idempotencyKey;
+    const replay = async (tx: Kysely<DB>): Promise<Sent | undefined> => {
+      if (key === undefined) return undefined;
+      const id = await repo.idempotentMessage(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
+      const row = id === undefined ? undefined : await repo.findOutbox(tx, id);
+      return row === undefined ? undefined : { message: await messageView(tx, row), replayed: true };
+    };
+    const earlier = await replay(this.db.k);
+    if (earlier !== undefined) return earlier;
+    await this.rateLimit(from, input.chat);
+    return retryOnConflict(() =>
+      this.db.k.transaction().execute(async (tx) => {
+        const raced = await replay(tx);
+        if (raced !== undefined) return raced;
+        await this.admit(tx, from, input.chat, markup);
+        if (mentions.length > 0 && !(await usersExist(tx, mentions))) throw paramError('mention: unknown user');
+        const now = this.clock.now();
+        const row = this.row(sender, input.chat, input, markup, mentions, now);
+        await repo.insertOutbox(tx, [row]);
+        if (key !== undefined) await repo.rememberIdempotent(tx, scope, key, row.message_id, now);
+        const stored = await repo.findOutbox(tx, row.message_id);
+        if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
+        return { message: await messageView(tx, stored), replayed: false };
+      }),
+    );
+  }
+
+  /** A bot's broadcast to its followers (needs the subscription_account permission). */
+  async sendToFans(sender: Credential, c: Content): Promise<{ sent: number }> {
+    const botId = this.requireBot(sender);
+    const markup = parseRich(c);
+    await this.limit(`send:${botId}`, {
+      perSecond: this.config.limits.botPerSecond,
+      burst: this.config.limits.botPerSecond,
+    });
+    return this.db.k.transaction().execute(async (tx) => {
+      if (!(await permissionsOf(tx, botId)).includes('subscription_account')) {
+        throw new AppError(Errors.permissionRequired, 'sendMessageToFans needs the subscription_account permission');
+      }
+      const bot = await findUser(tx, botId);
+      if (markup !== null && hasImage(markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL)
+        throw new AppError(Errors.imageLevel);
+      const now = this.clock.now();
+      const fans = await repo.followerIds(tx, botId);
+      await repo.insertOutbox(
+        tx,
+        fans.map((fan) => this.row(sender, { type: 'private', id: fan }, c, markup, [], now)),
+      );
+      return { sent: fans.length };
+    });
+  }
+
+  /** Replaces the text (and keyboard) of one of the bot's own messages. */
+  async edit(sender: Credential, chat: ChatRef, messageId: string, c: Content): Promise<MessageView> {
+    const from = senderOf(sender);
+    const markup = parseRich(c);
+    return this.db.k.transaction().execute(async (tx) => {
+      const row = await repo.findOutbox(tx, messageId);
+      const chatId = row?.chat_type === 'group' ? row.group_id : row?.to_user_id;
+      if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
+        throw new AppError(Errors.messageNotFound);
+      if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
+      await this.admit(tx, from, chat, markup);
+      const now = this.clock.now();
+      const next = this.row(sender, chat, c, markup, [], now);
+      await repo.editOutbox(tx, messageId, {
+        content: next.content,
+        normalized: next.normalized,
+        reply_markup: next.reply_markup,
+        object_name: next.object_name,
+        edited_at: now,
+      });
+      const stored = await repo.findOutbox(tx, messageId);
+      if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
+      return messageView(tx, stored);
+    });
+  }
+
+  /** A bot method's chat: the given type, or a group when a group has that id, else a private chat. */
+  async chat(chatId: string, chatType: 'private' | 'group' | undefined): Promise<ChatRef> {
+    const type = chatType ?? ((await findGroup(this.db.k, chatId)) !== undefined ? 'group' : 'private');
+    return { type, id: chatId };
+  }
+
+  /** mention_type 1 mentions every member of the group; 2 (or none) the listed ids. */
+  async mentions(chat: ChatRef, mentionType: 1 | 2 | undefined, ids: readonly string[] | undefined): Promise<string[]> {
+    if (mentionType === 1 && chat.type === 'group') return repo.memberIds(this.db.k, chat.id, MAX_MENTIONS);
+    return [...(ids ?? [])];
+  }
+
+  requireBot(c: Credential): string {
+    if (c.botUserId === null) throw new AppError(Errors.notABot);
+    return c.botUserId;
+  }
+}
