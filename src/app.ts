@@ -60,8 +60,14 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   app.decorateRequest('credential', null);
   s.metrics.install(app);
 
+  const logRequests = ['info', 'debug', 'trace'].includes(app.log.level);
   // One line per answered request, with its id; query values of secret parameters are masked.
   app.addHook('onResponse', (request, reply, done) => {
+    // Checked first so that a quieter level costs nothing per request.
+    if (!logRequests) {
+      done();
+      return;
+    }
     request.log.info(
       {
         method: request.method,
