@@ -36,7 +36,7 @@ export function toAppError(error: unknown, url: string): AppError {
 
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error, request.url);
-  if (appError.def.status >= 500) request.log.error({ err: error }, 'request failed');
+  if (appError.def.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
   const { status, body, headers } = renderError(surfaceOf(request.url), appError);
   return reply.code(status).headers(headers).send(body);
 }

@@ -40,10 +40,11 @@ export class CredentialStore {
   }
 
   async byApiKey(apiKey: string): Promise<Credential | undefined> {
-    const keyHash = sha256Hex(apiKey);
+    // Cached by the key itself, so a hit costs no hashing; the store is only ever asked by hash.
     const now = this.now();
-    const hit = this.cache.get(keyHash);
+    const hit = this.cache.get(apiKey);
     if (hit !== undefined && hit.expiresAt > now) return hit.credential;
+    const keyHash = sha256Hex(apiKey);
     const row = await this.reads.credentialByKeyHash.first([keyHash]);
     const credential =
       row === undefined || row.disabled === 1
@@ -57,7 +58,7 @@ export class CredentialStore {
             keyHash,
           };
     if (this.cache.size >= MAX_ENTRIES) this.cache.delete(this.cache.keys().next().value ?? '');
-    this.cache.set(keyHash, { credential, expiresAt: now + (credential ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
+    this.cache.set(apiKey, { credential, expiresAt: now + (credential ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) });
     return credential;
   }
 
@@ -68,8 +69,8 @@ export class CredentialStore {
   }
 
   private dropLocal(appId: string): void {
-    for (const [hash, entry] of this.cache) {
-      if (entry.credential?.appId === appId) this.cache.delete(hash);
+    for (const [key, entry] of this.cache) {
+      if (entry.credential?.appId === appId) this.cache.delete(key);
     }
   }
 }
