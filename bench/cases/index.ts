@@ -1,0 +1,5 @@
+// The registry of bench cases, in the order `npm run bench` runs them.
+import type { BenchCase } from '../lib/types.js';
+import { userInfoCase } from './user-info.js';
+
+export const cases: readonly BenchCase[] = [userInfoCase];

@@ -1,0 +1,48 @@
+// Signed GET /openapi/user/info on our app against a bare Fastify route, same machine, same run.
+import { signedGet } from '../lib/signing.js';
+import type { BenchCase, Check, TargetResult } from '../lib/types.js';
+import { BARE_PATH } from '../servers/bare.js';
+import type { PlatformInfo } from '../servers/platform.js';
+
+const RATIO_MIN = 0.5;
+const P99_MAX_MS = 15;
+
+export const userInfoCase: BenchCase = {
+  name: 'user-info',
+  description: 'signed GET /openapi/user/info (fresh nonce + timestamp + SHA1 signature per request) vs a bare route',
+  targets: [
+    {
+      label: 'bare',
+      server: 'bare',
+      requests: () => [{ method: 'GET', path: BARE_PATH }],
+    },
+    {
+      label: 'ours',
+      server: 'platform',
+      params: { users: 2000 },
+      requests: (raw) => {
+        const info = raw as PlatformInfo;
+        let i = 0;
+        const path = () =>
+          `/openapi/user/info?user_id=${encodeURIComponent(info.userIds[i++ % info.userIds.length] ?? '')}`;
+        return [signedGet(info.creds, path)];
+      },
+    },
+  ],
+  checks(r: Record<string, TargetResult>): Check[] {
+    const bare = r.bare?.median;
+    const ours = r.ours?.median;
+    if (bare === undefined || ours === undefined) return [];
+    const ratio = ours.rps / bare.rps;
+    return [
+      { name: 'req/s ratio ours/bare', value: ratio, limit: `>= ${RATIO_MIN}`, pass: ratio >= RATIO_MIN },
+      { name: 'ours p99 latency (ms)', value: ours.p99, limit: `< ${P99_MAX_MS}`, pass: ours.p99 < P99_MAX_MS },
+      {
+        name: 'failed requests (non-2xx + errors, all rounds)',
+        value: ours.non2xx + ours.errors + bare.non2xx + bare.errors,
+        limit: '= 0',
+        pass: ours.non2xx + ours.errors + bare.non2xx + bare.errors === 0,
+      },
+    ];
+  },
+};

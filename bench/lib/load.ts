@@ -1,0 +1,59 @@
+// One timed run of autocannon against one server, with exact latency percentiles (autocannon's
+// own histogram rounds to whole milliseconds).
+import autocannon from 'autocannon';
+import { percentile, Samples } from './stats.js';
+
+export interface LoadOptions {
+  port: number;
+  requests: autocannon.Request[];
+  connections: number;
+  durationS: number;
+}
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  max: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  seconds: number;
+}
+
+export function runLoad(o: LoadOptions): Promise<LoadResult> {
+  const latencies = new Samples();
+  return new Promise((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: `http://127.0.0.1:${o.port}`,
+        connections: o.connections,
+        pipelining: 1,
+        duration: o.durationS,
+        requests: o.requests,
+      },
+      (err: unknown, result: autocannon.Result) => {
+        if (err !== null && err !== undefined) {
+          reject(err instanceof Error ? err : new Error(JSON.stringify(err)));
+          return;
+        }
+        const sorted = latencies.sorted();
+        resolve({
+          rps: result.requests.average,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          max: sorted[sorted.length - 1] ?? NaN,
+          requests: result.requests.total,
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          seconds: result.duration,
+        });
+      },
+    );
+    instance.on('response', (_client, status, _bytes, responseTime) => {
+      if (status >= 200 && status < 300) latencies.push(responseTime);
+    });
+  });
+}

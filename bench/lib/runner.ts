@@ -1,0 +1,110 @@
+// Runs one case: every target's server in its own process, a warm-up each, then rounds that
+// alternate between targets (order reversed every other round), medians over the rounds.
+import { runLoad } from './load.js';
+import { startServer, type ServerProcess } from './spawn.js';
+import { median, round2 } from './stats.js';
+import type { BenchCase, CaseResult, Round, Target, TargetResult } from './types.js';
+
+export interface RunSettings {
+  durationS: number;
+  warmupS: number;
+  rounds: number;
+  connections: number;
+  /** When set, servers run with --cpu-prof and write their profiles here. */
+  cpuProfDir?: string;
+  log(line: string): void;
+}
+
+interface Running {
+  target: Target;
+  server: ServerProcess;
+  rounds: Round[];
+}
+
+async function measure(r: Running, s: RunSettings, durationS: number): Promise<Round> {
+  const cpuBefore = await r.server.cpuMicros();
+  const loadBefore = process.cpuUsage();
+  const load = await runLoad({
+    port: r.server.port,
+    requests: r.target.requests(r.server.info),
+    connections: s.connections,
+    durationS,
+  });
+  const loadCpu = process.cpuUsage(loadBefore);
+  const cpuAfter = await r.server.cpuMicros();
+  return {
+    rps: Math.round(load.rps),
+    p50: round2(load.p50),
+    p99: round2(load.p99),
+    max: round2(load.max),
+    requests: load.requests,
+    non2xx: load.non2xx,
+    errors: load.errors,
+    timeouts: load.timeouts,
+    serverCpu: round2((cpuAfter - cpuBefore) / 1e6 / load.seconds),
+    loadCpu: round2((loadCpu.user + loadCpu.system) / 1e6 / load.seconds),
+  };
+}
+
+const summarize = (rounds: Round[]): Round => {
+  const med = (key: keyof Round) => median(rounds.map((r) => r[key]));
+  const sum = (key: keyof Round) => rounds.reduce((t, r) => t + r[key], 0);
+  return {
+    rps: Math.round(med('rps')),
+    p50: round2(med('p50')),
+    p99: round2(med('p99')),
+    max: round2(Math.max(...rounds.map((r) => r.max))),
+    requests: sum('requests'),
+    non2xx: sum('non2xx'),
+    errors: sum('errors'),
+    timeouts: sum('timeouts'),
+    serverCpu: round2(med('serverCpu')),
+    loadCpu: round2(med('loadCpu')),
+  };
+};
+
+export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult> {
+  const running: Running[] = [];
+  try {
+    for (const target of c.targets) {
+      s.log(`  starting ${target.label} (${target.server} server)...`);
+      const server = await startServer(target.server, target.params ?? {}, {
+        ...(s.cpuProfDir !== undefined ? { cpuProfDir: s.cpuProfDir } : {}),
+      });
+      running.push({ target, server, rounds: [] });
+    }
+    if (s.warmupS > 0) {
+      for (const r of running) {
+        s.log(`  warm-up ${r.target.label} ${s.warmupS} s`);
+        await measure(r, s, s.warmupS);
+      }
+    }
+    for (let i = 0; i < s.rounds; i++) {
+      const order = i % 2 === 0 ? running : [...running].reverse();
+      for (const r of order) {
+        const m = await measure(r, s, s.durationS);
+        r.rounds.push(m);
+        s.log(
+          `  round ${i + 1}/${s.rounds} ${r.target.label}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms` +
+            (m.non2xx + m.errors > 0 ? `, ${m.non2xx} non-2xx, ${m.errors} errors` : ''),
+        );
+      }
+    }
+  } finally {
+    await Promise.all(running.map((r) => r.server.stop()));
+  }
+  const targets: TargetResult[] = running.map((r) => ({
+    label: r.target.label,
+    server: r.target.server,
+    params: r.target.params ?? {},
+    notes: r.server.notes,
+    rounds: r.rounds,
+    median: summarize(r.rounds),
+  }));
+  return {
+    name: c.name,
+    description: c.description,
+    targets,
+    checks: c.checks(Object.fromEntries(targets.map((t) => [t.label, t]))),
+  };
+}

@@ -1,0 +1,98 @@
+// Starts a registered server in a child process (so the load generator never shares its event
+// loop) and waits until it listens.
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FromChild, ToChild } from './child.js';
+import type { Params } from './types.js';
+
+export interface ServerProcess {
+  port: number;
+  info: unknown;
+  notes: string[];
+  /** CPU time (user + system, microseconds) the server process has used so far. */
+  cpuMicros(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const childScript = fileURLToPath(new URL('./child.ts', import.meta.url));
+
+export interface SpawnOptions {
+  /** Directory for V8 CPU profiles of the server (node --cpu-prof), when profiling. */
+  cpuProfDir?: string;
+  startTimeoutMs?: number;
+}
+
+function next(child: ChildProcess, type: FromChild['type'], timeoutMs: number): Promise<FromChild> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      cleanup();
+      reject(new Error(`server process: no "${type}" within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const onMessage = (m: FromChild) => {
+      if (m.type === type || m.type === 'failed') {
+        cleanup();
+        if (m.type === 'failed') reject(new Error(`server process failed:\n${m.error}`));
+        else resolve(m);
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`server process exited (${code}) before "${type}"`));
+    };
+    const cleanup = () => {
+      clearTimeout(timer);
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+export async function startServer(name: string, params: Params, options: SpawnOptions = {}): Promise<ServerProcess> {
+  const execArgv = ['--import', 'tsx'];
+  if (options.cpuProfDir !== undefined) {
+    // One directory per server; Node names each thread's profile (the main thread's is the big one).
+    const dir = join(options.cpuProfDir, name);
+    mkdirSync(dir, { recursive: true });
+    execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
+  }
+  const child = fork(childScript, [name, JSON.stringify(params)], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const send = (m: ToChild) => child.send(m);
+  let ready: FromChild;
+  try {
+    ready = await next(child, 'ready', options.startTimeoutMs ?? 600_000);
+  } catch (e) {
+    child.kill('SIGKILL');
+    throw e;
+  }
+  if (ready.type !== 'ready') throw new Error('unexpected message');
+  return {
+    port: ready.port,
+    info: ready.info,
+    notes: ready.notes,
+    async cpuMicros() {
+      const usage = next(child, 'usage', 10_000);
+      send({ type: 'usage' });
+      const m = await usage;
+      return m.type === 'usage' ? m.cpuMicros : NaN;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => {
+        child.once('exit', () => {
+          resolve();
+        });
+      });
+      send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

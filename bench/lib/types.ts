@@ -1,0 +1,81 @@
+// The shapes shared by the bench's cases, servers and runner.
+import type autocannon from 'autocannon';
+
+export type Params = Record<string, string | number | boolean>;
+
+/** A server running in its own process (bench/lib/child.ts), listening on 127.0.0.1. */
+export interface StartedServer {
+  port: number;
+  /** Whatever the load generator needs to build requests (credentials, ids); must be JSON. */
+  info: unknown;
+  /** Lines describing the setup, printed with the results (settings, data loaded). */
+  notes: string[];
+  close(): Promise<void>;
+}
+
+/** A kind of server, registered in bench/servers/index.ts; `start` runs in the child process. */
+export interface ServerKind {
+  name: string;
+  start(params: Params): Promise<StartedServer>;
+}
+
+/** One thing measured: a server and the requests sent to it. */
+export interface Target {
+  /** Short label in tables and in `checks` (unique within its case). */
+  label: string;
+  /** Name of a ServerKind. */
+  server: string;
+  params?: Params;
+  /** Runs in the load generator: the requests, built per request through `setupRequest`. */
+  requests(info: unknown): autocannon.Request[];
+}
+
+/** What one round against one target measured. */
+export interface Round {
+  /** Mean of the per-second request counts (2xx and others). */
+  rps: number;
+  /** Latency of 2xx answers, in ms. */
+  p50: number;
+  p99: number;
+  max: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  /** Share of one core the server process used during the round (1 = one full core). */
+  serverCpu: number;
+  /** The same for the load generator (this process): near 1 means it, not the server, is the limit. */
+  loadCpu: number;
+}
+
+export interface TargetResult {
+  label: string;
+  server: string;
+  params: Params;
+  notes: string[];
+  rounds: Round[];
+  /** Medians over the rounds; non2xx, errors and timeouts are summed. */
+  median: Round;
+}
+
+export interface Check {
+  name: string;
+  value: number;
+  /** The requirement in words, e.g. ">= 0.5". */
+  limit: string;
+  pass: boolean;
+}
+
+export interface BenchCase {
+  name: string;
+  description: string;
+  targets: Target[];
+  checks(results: Record<string, TargetResult>): Check[];
+}
+
+export interface CaseResult {
+  name: string;
+  description: string;
+  targets: TargetResult[];
+  checks: Check[];
+}

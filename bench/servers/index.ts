@@ -1,0 +1,8 @@
+// Every server kind a bench case can start, by name.
+import type { ServerKind } from '../lib/types.js';
+import { bareServer } from './bare.js';
+import { platformServer } from './platform.js';
+
+export const servers: Record<string, ServerKind | undefined> = Object.fromEntries(
+  [bareServer, platformServer].map((s) => [s.name, s]),
+);

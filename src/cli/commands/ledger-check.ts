@@ -1,0 +1,28 @@
+import { checkLedger, type LedgerCheck } from '../../modules/points/repo.js';
+import { json, parse, withServices, type Command } from '../io.js';
+
+/** The invariants checkLedger's figures must satisfy; each broken one is named. */
+export function ledgerFailures(c: LedgerCheck): string[] {
+  const failures: string[] = [];
+  if (c.sumOfBalancesCents !== 0) failures.push(`sum of all balances is ${c.sumOfBalancesCents}, not 0`);
+  if (c.userBalancesCents !== c.creditedCents) {
+    failures.push(`user balances sum to ${c.userBalancesCents} but ${c.creditedCents} were credited`);
+  }
+  if (c.negativeUserAccounts > 0) failures.push(`${c.negativeUserAccounts} user account(s) below zero`);
+  if (!c.entriesMatchBalances) failures.push('some account balances differ from the sum of their entries');
+  if (c.unbalancedTransactions > 0) failures.push(`${c.unbalancedTransactions} transaction(s) do not sum to zero`);
+  return failures;
+}
+
+export const ledgerCheckCommand: Command = {
+  name: 'ledger-check',
+  summary: "verify the points ledger's invariants (exit 1 when one fails)",
+  usage: 'ledger-check',
+  async run(args, io) {
+    parse(this, args, {});
+    const check = await withServices(io, (s) => checkLedger(s.db.k));
+    const failures = ledgerFailures(check);
+    io.stdout.write(json({ ok: failures.length === 0, ...check, failures }));
+    return failures.length === 0 ? 0 : 1;
+  },
+};
