@@ -1,5 +1,6 @@
 // The registry of bench cases, in the order `npm run bench` runs them.
 import type { BenchCase } from '../lib/types.js';
+import { scalingCase } from './scaling.js';
 import { userInfoCase } from './user-info.js';
 
-export const cases: readonly BenchCase[] = [userInfoCase];
+export const cases: readonly BenchCase[] = [userInfoCase, scalingCase];

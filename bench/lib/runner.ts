@@ -65,24 +65,32 @@ const summarize = (rounds: Round[]): Round => {
 
 export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult> {
   const running: Running[] = [];
+  // Targets naming the same server and params share one process (and its seeded data).
+  const servers = new Map<string, ServerProcess>();
+  const settings = { ...s, connections: c.connections ?? s.connections };
   try {
     for (const target of c.targets) {
-      s.log(`  starting ${target.label} (${target.server} server)...`);
-      const server = await startServer(target.server, target.params ?? {}, {
-        ...(s.cpuProfDir !== undefined ? { cpuProfDir: s.cpuProfDir } : {}),
-      });
+      const key = JSON.stringify([target.server, target.params ?? {}]);
+      let server = servers.get(key);
+      if (server === undefined) {
+        s.log(`  starting ${target.label} (${target.server} server)...`);
+        server = await startServer(target.server, target.params ?? {}, {
+          ...(s.cpuProfDir !== undefined ? { cpuProfDir: s.cpuProfDir } : {}),
+        });
+        servers.set(key, server);
+      }
       running.push({ target, server, rounds: [] });
     }
     if (s.warmupS > 0) {
       for (const r of running) {
         s.log(`  warm-up ${r.target.label} ${s.warmupS} s`);
-        await measure(r, s, s.warmupS);
+        await measure(r, settings, s.warmupS);
       }
     }
     for (let i = 0; i < s.rounds; i++) {
       const order = i % 2 === 0 ? running : [...running].reverse();
       for (const r of order) {
-        const m = await measure(r, s, s.durationS);
+        const m = await measure(r, settings, s.durationS);
         r.rounds.push(m);
         s.log(
           `  round ${i + 1}/${s.rounds} ${r.target.label}: ${m.rps} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms` +
@@ -91,7 +99,7 @@ export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult>
       }
     }
   } finally {
-    await Promise.all(running.map((r) => r.server.stop()));
+    await Promise.all([...servers.values()].map((server) => server.stop()));
   }
   const targets: TargetResult[] = running.map((r) => ({
     label: r.target.label,

@@ -69,6 +69,8 @@ export interface Check {
 export interface BenchCase {
   name: string;
   description: string;
+  /** Connections for this case, when it differs from BENCH_CONNECTIONS (latency cases use fewer). */
+  connections?: number;
   targets: Target[];
   checks(results: Record<string, TargetResult>): Check[];
 }

@@ -19,6 +19,8 @@ import type { Params, ServerKind } from '../lib/types.js';
 export interface PlatformInfo {
   creds: AppCredentials;
   userIds: string[];
+  /** The sampled users' wallets on chain 1, in the same order as userIds. */
+  wallets: string[];
   groupUrls: string[];
   momentIds: string[];
 }
@@ -75,6 +77,7 @@ export const platformServer: ServerKind = {
     const info: PlatformInfo = {
       creds,
       userIds: Array.from({ length: sample }, (_, i) => community.userId(Math.floor(i * step))),
+      wallets: Array.from({ length: sample }, (_, i) => community.wallet(Math.floor(i * step))),
       groupUrls: Array.from({ length: community.plan.groups }, (_, g) => community.inviteUrl(g)),
       momentIds: Array.from({ length: Math.min(community.plan.moments, 1000) }, (_, m) => community.momentId(m)),
     };
