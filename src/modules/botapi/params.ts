@@ -13,7 +13,13 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 function decode(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) {
-    if (!STRUCTURED.has(key) || typeof value !== 'string') {
+    if (!STRUCTURED.has(key)) {
+      out[key] = value;
+      continue;
+    }
+    // In a JSON body the same "not given" arrives as a real null or an empty array.
+    if (value === null || (Array.isArray(value) && value.length === 0)) continue;
+    if (typeof value !== 'string') {
       out[key] = value;
       continue;
     }

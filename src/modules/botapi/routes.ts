@@ -58,7 +58,7 @@ export function botApiRoutes(app: App, s: Services): void {
   app.post(
     '/openapi/bot/sendMessage',
     method('Send a message to a private chat or a group', MessageSchema),
-    async (request) => {
+    async (request, reply) => {
       const { credential } = bot(request);
       const p = sendParams(request);
       const chat = await s.messaging.chat(p.chat_id, p.chat_type);
@@ -69,6 +69,8 @@ export function botApiRoutes(app: App, s: Services): void {
         mentionUserIds: await s.messaging.mentions(chat, p.mention_type, p.mention_ids),
         idempotencyKey: typeof key === 'string' ? key : undefined,
       });
+      // decisions.md section 3: a repeat returns the first response, marked as replayed.
+      if (sent.replayed) void reply.header('idempotent-replayed', 'true');
       return done(sent.message);
     },
   );

@@ -63,8 +63,25 @@ export const idempotentMessage = async (tx: Kysely<DB>, scope: string, key: stri
       .executeTakeFirst()
   )?.body;
 
-export async function rememberIdempotent(tx: Kysely<DB>, scope: string, key: string, messageId: string, now: number) {
-  await tx.deleteFrom('idempotency_keys').where('scope', '=', scope).where('key', '=', key).execute();
+/**
+ * Records the message an Idempotency-Key produced. Only an expired record (before `expiredBefore`)
+ * is replaced: a live one committed by a concurrent request must make this insert conflict (and the
+ * caller retry into a replay), never be deleted, or both requests would send.
+ */
+export async function rememberIdempotent(
+  tx: Kysely<DB>,
+  scope: string,
+  key: string,
+  messageId: string,
+  now: number,
+  expiredBefore: number,
+) {
+  await tx
+    .deleteFrom('idempotency_keys')
+    .where('scope', '=', scope)
+    .where('key', '=', key)
+    .where('created_at', '<', expiredBefore)
+    .execute();
   await tx
     .insertInto('idempotency_keys')
     .values({ scope, key, status_code: 200, body: messageId, created_at: now })

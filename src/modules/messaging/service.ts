@@ -70,15 +70,17 @@ export class MessagingService {
     if (!take.ok) throw rateLimitedError(take);
   }
 
-  /** decisions.md section 3: per sender overall, per private chat, per group. */
+  /** decisions.md section 3: per private chat, per group, per sender overall. */
   private async rateLimit(sender: string, chat: ChatRef): Promise<void> {
     const l = this.config.limits;
-    await this.limit(`send:${sender}`, { perSecond: l.botPerSecond, burst: l.botPerSecond });
+    // The chat's own bucket first: a send it refuses must not spend the sender's overall budget,
+    // or retrying one busy chat would block every other chat of the bot.
     if (chat.type === 'private') {
       await this.limit(`chat:${sender}:${chat.id}`, { perSecond: l.privateChatPerSecond, burst: l.privateChatBurst });
     } else {
       await this.limit(`group:${sender}:${chat.id}`, { perSecond: l.groupPerMinute / 60, burst: l.groupPerMinute });
     }
+    await this.limit(`send:${sender}`, { perSecond: l.botPerSecond, burst: l.botPerSecond });
   }
 
   /** Who may receive what from `sender` in `chat`; returns the sender's role there (groups). */
@@ -160,7 +162,9 @@ export class MessagingService {
         const now = this.clock.now();
         const row = this.row(sender, input.chat, input, markup, mentions, now);
         await repo.insertOutbox(tx, [row]);
-        if (key !== undefined) await repo.rememberIdempotent(tx, scope, key, row.message_id, now);
+        if (key !== undefined) {
+          await repo.rememberIdempotent(tx, scope, key, row.message_id, now, now - IDEMPOTENCY_WINDOW_MS);
+        }
         const stored = await repo.findOutbox(tx, row.message_id);
         if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
         return { message: await messageView(tx, stored), replayed: false };
