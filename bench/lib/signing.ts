@@ -38,3 +38,16 @@ export function signedGet(c: AppCredentials, path: () => string): autocannon.Req
     },
   };
 }
+
+/** A JSON POST to a fixed path, signed anew for each request. */
+export function signedPost(c: AppCredentials, path: string, body: () => unknown): autocannon.Request {
+  return {
+    method: 'POST',
+    path,
+    setupRequest: (request) => {
+      request.body = JSON.stringify(body());
+      request.headers = { ...request.headers, ...signedHeaders(c), 'content-type': 'application/json' };
+      return request;
+    },
+  };
+}

@@ -18,6 +18,8 @@ import type { Params, ServerKind } from '../lib/types.js';
 
 export interface PlatformInfo {
   creds: AppCredentials;
+  bot: AppCredentials;
+  botGroupId: string;
   userIds: string[];
   /** The sampled users' wallets on chain 1, in the same order as userIds. */
   wallets: string[];
@@ -60,6 +62,22 @@ export const platformServer: ServerKind = {
     if (refused > 0) throw new Error(`${refused} synthetic events refused`);
     const seededS = (performance.now() - started) / 1000;
     const creds = await s.apps.createApp({ owner_user_id: community.userId(0), name: 'Bench', redirect_uris: [] });
+    // A bot in a group of its own (synthetic groups may be full), for the send cases.
+    const bot = await s.apps.createBot({ owner_user_id: community.userId(0), name: 'Bench bot' });
+    const botGroupId = `bench-group-${bot.bot_user_id}`;
+    const joined = await s.events.ingest([
+      {
+        id: `bench-group-${bot.bot_user_id}`,
+        type: 'group.upserted',
+        data: { group_id: botGroupId, name: 'Bench', invite_url: `https://bench.example/${botGroupId}` },
+      },
+      {
+        id: `bench-join-${bot.bot_user_id}`,
+        type: 'group.member.joined',
+        data: { group_id: botGroupId, user_id: bot.bot_user_id },
+      },
+    ]);
+    if (joined.applied !== 2) throw new Error(`bench group not set up: ${JSON.stringify(joined)}`);
 
     // The same logger options as src/server.ts.
     const app = await buildApp(s, {
@@ -76,6 +94,8 @@ export const platformServer: ServerKind = {
     const step = users / sample;
     const info: PlatformInfo = {
       creds,
+      bot,
+      botGroupId,
       userIds: Array.from({ length: sample }, (_, i) => community.userId(Math.floor(i * step))),
       wallets: Array.from({ length: sample }, (_, i) => community.wallet(Math.floor(i * step))),
       groupUrls: Array.from({ length: community.plan.groups }, (_, g) => community.inviteUrl(g)),
