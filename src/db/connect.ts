@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import pg from 'pg';
 import type { DB } from './types.js';
 
@@ -13,8 +13,12 @@ export interface Db {
   readonly k: Kysely<DB>;
   /** PostgreSQL schema the connection works in (search_path); undefined for SQLite. */
   readonly schema: string | undefined;
-  /** The native handle, for statements prepared once on hot paths (see prepared.ts). */
-  readonly native: { dialect: 'sqlite'; sqlite: SQLite.Database } | { dialect: 'postgres'; pool: pg.Pool };
+  /**
+   * Native handles for statements prepared once on hot paths (see prepared.ts). On SQLite those
+   * reads use their own read-only connection, so they see committed data only, never the middle
+   * of a transaction running on the writer.
+   */
+  readonly native: { dialect: 'sqlite'; reader: SQLite.Database } | { dialect: 'postgres'; pool: pg.Pool };
   close(): Promise<void>;
 }
 
@@ -32,20 +36,44 @@ export async function openDb(url: string, options: OpenOptions = {}): Promise<Db
   return openPostgres(url, options);
 }
 
+/** Kysely prepares every statement anew; reusing them is safe because it runs one at a time. */
+function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sql) {
+      let statement = cache.get(sql);
+      if (statement === undefined) {
+        if (cache.size >= 1000) cache.clear();
+        statement = sqlite.prepare(sql);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function openSqlite(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const memory = path === ':memory:';
+  if (!memory) mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  // An in-memory database exists on one connection only; it reads through the writer.
+  const reader = memory ? sqlite : new SQLite(path, { readonly: true, fileMustExist: true });
+  if (!memory) reader.pragma('busy_timeout = 5000');
+  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return {
     dialect: 'sqlite',
     k,
     schema: undefined,
-    native: { dialect: 'sqlite', sqlite },
-    close: () => k.destroy(),
+    native: { dialect: 'sqlite', reader },
+    close: async () => {
+      await k.destroy();
+      if (reader !== sqlite) reader.close();
+    },
   };
 }
 

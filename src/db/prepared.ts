@@ -2,7 +2,8 @@
 // dialect's own prepared statement (better-sqlite3 Statement, or a named pg statement), so a
 // request pays neither query building nor SQL parsing.
 import { createHash } from 'node:crypto';
-import { sql, type Compilable, type InferResult } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type InferResult, type Kysely, type QueryResult } from 'kysely';
+import type { DB } from './types.js';
 import type { Db } from './connect.js';
 
 const MARK = '\u0000arg:';
@@ -14,8 +15,11 @@ export const arg = (i: number): string => `${MARK}${i}`;
 export const numArg = (i: number) => sql<number>`${arg(i)}`;
 
 export interface Prepared<R> {
+  /** Committed data, outside any transaction. */
   first(args: readonly unknown[]): Promise<R | undefined>;
   all(args: readonly unknown[]): Promise<R[]>;
+  /** Through `tx` (a transaction, or the store itself): writes, and reads of a transaction's own changes. */
+  run(tx: Kysely<DB>, args: readonly unknown[]): Promise<QueryResult<R>>;
 }
 
 export function prepare<Q extends Compilable>(db: Db, query: Q): Prepared<InferResult<Q>[number]> {
@@ -29,19 +33,28 @@ export function prepare<Q extends Compilable>(db: Db, query: Q): Prepared<InferR
   );
   const bind = (args: readonly unknown[]): unknown[] => slots.map((s) => (s.arg >= 0 ? args[s.arg] : s.value));
   const native = db.native;
+  const run = (tx: Kysely<DB>, args: readonly unknown[]) =>
+    tx.executeQuery<R>(CompiledQuery.raw(compiled.sql, bind(args)));
 
   if (native.dialect === 'sqlite') {
-    const statement = native.sqlite.prepare<unknown[], R>(compiled.sql);
+    // Only reads are prepared on the read-only connection; writes go through `run`.
+    const statement = /^\s*select/i.test(compiled.sql) ? native.reader.prepare<unknown[], R>(compiled.sql) : undefined;
+    const reader = () => {
+      if (statement === undefined) throw new Error('first() and all() are for select statements; use run()');
+      return statement;
+    };
     return {
-      first: (args) => Promise.resolve(statement.get(...bind(args))),
-      all: (args) => Promise.resolve(statement.all(...bind(args))),
+      first: (args) => Promise.resolve(reader().get(...bind(args))),
+      all: (args) => Promise.resolve(reader().all(...bind(args))),
+      run,
     };
   }
   const name = `p_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 16)}`;
-  const run = async (args: readonly unknown[]): Promise<R[]> =>
+  const rows = async (args: readonly unknown[]): Promise<R[]> =>
     (await native.pool.query<R & object>({ name, text: compiled.sql, values: bind(args) })).rows;
   return {
-    first: async (args) => (await run(args))[0],
-    all: run,
+    first: async (args) => (await rows(args))[0],
+    all: rows,
+    run,
   };
 }

@@ -1,6 +1,9 @@
 // Starts the whole app in-process on a fresh store (an in-memory SQLite database, or a private
 // PostgreSQL schema dropped afterwards) for one test suite.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe } from 'node:test';
 import pg from 'pg';
 import { buildApp } from '../../src/app.js';
@@ -41,18 +44,25 @@ export interface StartOptions {
   shared?: SharedState;
   /** Reuse a PostgreSQL schema (several instances on one store). */
   schema?: string;
+  /** Reuse a SQLite file (several instances on one store); by default each app gets its own. */
+  sqliteFile?: string;
+  /** Instances sharing a store must share the key of its secrets. */
+  encryptionKey?: Buffer;
 }
 
 export async function startTestApp(store: StoreKind, options: StartOptions = {}): Promise<TestApp> {
   const schema = options.schema ?? `t_${randomBytes(6).toString('hex')}`;
-  const url = store === 'sqlite' ? 'sqlite::memory:' : PG_URL;
+  // A file, not :memory:, so SQLite runs as in production: a writer and a read-only connection.
+  const ownDir =
+    store === 'sqlite' && options.sqliteFile === undefined ? mkdtempSync(join(tmpdir(), 'op-test-')) : undefined;
+  const url = store === 'sqlite' ? `sqlite:${options.sqliteFile ?? join(ownDir ?? '', 'platform.db')}` : PG_URL;
   const config: Config = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN, RATE_LIMITS: 'off', ...options.env });
   const db = await openDb(url, store === 'postgres' ? { schema } : {});
   await migrate(db);
   const services = createServices({
     config,
     db,
-    encryptionKey: randomBytes(32),
+    encryptionKey: options.encryptionKey ?? randomBytes(32),
     adminTokenHash: sha256Hex(ADMIN_TOKEN),
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     ...(options.shared !== undefined ? { shared: options.shared } : {}),
@@ -68,6 +78,7 @@ export async function startTestApp(store: StoreKind, options: StartOptions = {})
       await services.shared.close();
       await db.close();
       if (store === 'postgres' && options.schema === undefined) await dropSchema(schema);
+      if (ownDir !== undefined) rmSync(ownDir, { recursive: true, force: true });
     },
   };
 }
