@@ -66,7 +66,8 @@ export function createServices(deps: ServiceDeps) {
       metrics.events.inc({ type, outcome });
     },
   );
-  const users = new UsersService(userReads(db));
+  const readsOfUsers = userReads(db);
+  const users = new UsersService(readsOfUsers);
   const groups = new GroupsService(groupReads(db), users);
   return {
     config,
@@ -88,6 +89,6 @@ export function createServices(deps: ServiceDeps) {
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
     outbox: new OutboxService(db),
-    messaging: new MessagingService(db, clock, shared.limiter, config),
+    messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers),
   };
 }

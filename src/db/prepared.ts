@@ -11,8 +11,9 @@ const MARK = '\u0000arg:';
 /** A placeholder for the i-th argument of a prepared query, used where a value goes. */
 export const arg = (i: number): string => `${MARK}${i}`;
 
-/** A numeric argument slot, for LIMIT, OFFSET and numeric columns. */
-export const numArg = (i: number) => sql<number>`${arg(i)}`;
+/** An argument slot typed for its column (numbers for LIMIT, OFFSET and numeric columns, enums). */
+export const typedArg = <T>(i: number) => sql<T>`${arg(i)}`;
+export const numArg = (i: number) => typedArg<number>(i);
 
 export interface Prepared<R> {
   /** Committed data, outside any transaction. */

@@ -71,7 +71,7 @@ export function botApiRoutes(app: App, s: Services): void {
       });
       // decisions.md section 3: a repeat returns the first response, marked as replayed.
       if (sent.replayed) void reply.header('idempotent-replayed', 'true');
-      return done(sent.message);
+      return done(await s.messaging.view(sent.row));
     },
   );
 

@@ -4,17 +4,19 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { retryOnConflict } from '../../db/retry.js';
-import type { DB } from '../../db/types.js';
+import type { DB, PrivateMessagePolicy } from '../../db/types.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Credential } from '../auth/credentials.js';
-import { findBot, permissionsOf } from '../bots/repo.js';
+import { permissionsOf } from '../bots/repo.js';
 import { findGroup } from '../groups/repo.js';
-import { findUser, isFollowing, usersExist } from '../users/repo.js';
+import { findUser, usersExist } from '../users/repo.js';
+import type { UserReads } from '../users/reads.js';
 import type { InlineKeyboard } from './keyboard.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
+import { messagingStatements, type MessagingStatements } from './reads.js';
 import * as repo from './repo.js';
 import { messageView, type MessageView } from './view.js';
 
@@ -39,8 +41,10 @@ export interface SendInput extends Content {
   idempotencyKey: string | undefined;
 }
 
+export type OutboxInsert = Omit<repo.OutboxRow, 'seq'>;
+
 export interface Sent {
-  message: MessageView;
+  row: OutboxInsert;
   replayed: boolean;
 }
 
@@ -57,12 +61,17 @@ function parseRich(c: Content): Markup | null {
 }
 
 export class MessagingService {
+  private readonly st: MessagingStatements;
+
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly limiter: RateLimiter,
     private readonly config: Pick<Config, 'rateLimits' | 'limits'>,
-  ) {}
+    private readonly userReads: UserReads,
+  ) {
+    this.st = messagingStatements(db);
+  }
 
   private async limit(key: string, bucket: Bucket): Promise<void> {
     if (!this.config.rateLimits) return;
@@ -83,33 +92,45 @@ export class MessagingService {
     await this.limit(`send:${sender}`, { perSecond: l.botPerSecond, burst: l.botPerSecond });
   }
 
-  /** Who may receive what from `sender` in `chat`; returns the sender's role there (groups). */
-  private async admit(tx: Kysely<DB>, sender: string, chat: ChatRef, markup: Markup | null): Promise<void> {
-    const user = await findUser(tx, sender);
-    if (user === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
+  /**
+   * Who may receive what from `sender` in `chat`. Reads committed data through statements compiled
+   * once: this runs on every send.
+   */
+  private async admit(sender: string, chat: ChatRef, markup: Markup | null): Promise<void> {
+    let level: number;
     let exemptFromImageLevel = false;
     if (chat.type === 'group') {
-      if ((await findGroup(tx, chat.id)) === undefined) throw new AppError(Errors.unknownGroup);
-      const role = await repo.roleIn(tx, chat.id, sender);
-      if (role === undefined) throw new AppError(Errors.notGroupMember);
+      const s = await this.st.senderInGroup.first([chat.id, sender]);
+      if (s === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
+      if (s.role === null) {
+        if ((await this.st.groupExists.first([chat.id])) === undefined) throw new AppError(Errors.unknownGroup);
+        throw new AppError(Errors.notGroupMember);
+      }
+      level = s.level;
       // An administrator is exempt from the image level in that group only.
-      exemptFromImageLevel = role === 'admin';
+      exemptFromImageLevel = s.role === 'admin';
     } else {
-      if ((await findUser(tx, chat.id)) === undefined) throw new AppError(Errors.unknownUser, 'unknown recipient');
-      if (!(await this.privateAllowed(tx, sender, chat.id))) throw new AppError(Errors.privateNotAllowed);
+      const s = await this.st.senderPrivacy.first([sender]);
+      if (s === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
+      if ((await this.st.userExists.first([chat.id])) === undefined) {
+        throw new AppError(Errors.unknownUser, 'unknown recipient');
+      }
+      if (!(await this.privateAllowed(s.private_message_policy, sender, chat.id))) {
+        throw new AppError(Errors.privateNotAllowed);
+      }
+      level = s.level;
     }
-    if (markup !== null && hasImage(markup) && user.level < MIN_IMAGE_LEVEL && !exemptFromImageLevel) {
+    if (markup !== null && hasImage(markup) && level < MIN_IMAGE_LEVEL && !exemptFromImageLevel) {
       throw new AppError(Errors.imageLevel);
     }
   }
 
   /** A bot's private-message setting: everyone, people it follows, or friends (both follow). */
-  private async privateAllowed(tx: Kysely<DB>, sender: string, recipient: string): Promise<boolean> {
-    const bot = await findBot(tx, sender);
-    if (bot === undefined || bot.private_message_policy === 'everyone') return true;
-    const follows = await isFollowing(tx, sender, recipient);
-    if (bot.private_message_policy === 'following') return follows;
-    return follows && (await isFollowing(tx, recipient, sender));
+  private async privateAllowed(policy: PrivateMessagePolicy | null, sender: string, recipient: string) {
+    if (policy === null || policy === 'everyone') return true;
+    const follows = async (a: string, b: string) => (await this.userReads.isFollowing.first([a, b])) !== undefined;
+    if (policy === 'following') return follows(sender, recipient);
+    return (await follows(sender, recipient)) && (await follows(recipient, sender));
   }
 
   private row(
@@ -119,7 +140,7 @@ export class MessagingService {
     markup: Markup | null,
     mentions: readonly string[],
     now: number,
-  ) {
+  ): OutboxInsert {
     return {
       message_id: newId('msg'),
       chat_type: chat.type,
@@ -148,28 +169,56 @@ export class MessagingService {
       if (key === undefined) return undefined;
       const id = await repo.idempotentMessage(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
       const row = id === undefined ? undefined : await repo.findOutbox(tx, id);
-      return row === undefined ? undefined : { message: await messageView(tx, row), replayed: true };
+      return row === undefined ? undefined : { row, replayed: true };
     };
     const earlier = await replay(this.db.k);
     if (earlier !== undefined) return earlier;
     await this.rateLimit(from, input.chat);
+    await this.admit(from, input.chat, markup);
+    if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
+    const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
+    const insert = (tx: Kysely<DB>) =>
+      this.st.insertOutbox.run(tx, [
+        row.message_id,
+        row.group_id,
+        row.to_user_id,
+        row.from_user_id,
+        row.app_id,
+        row.object_name,
+        row.title,
+        row.content,
+        row.normalized,
+        row.mention_user_ids,
+        row.reply_markup,
+        row.created_at,
+        row.chat_type,
+      ]);
+    if (key === undefined) {
+      // One statement: atomic on its own, no transaction needed.
+      await insert(this.db.k);
+      return { row, replayed: false };
+    }
     return retryOnConflict(() =>
       this.db.k.transaction().execute(async (tx) => {
         const raced = await replay(tx);
         if (raced !== undefined) return raced;
-        await this.admit(tx, from, input.chat, markup);
-        if (mentions.length > 0 && !(await usersExist(tx, mentions))) throw paramError('mention: unknown user');
-        const now = this.clock.now();
-        const row = this.row(sender, input.chat, input, markup, mentions, now);
-        await repo.insertOutbox(tx, [row]);
-        if (key !== undefined) {
-          await repo.rememberIdempotent(tx, scope, key, row.message_id, now, now - IDEMPOTENCY_WINDOW_MS);
-        }
-        const stored = await repo.findOutbox(tx, row.message_id);
-        if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
-        return { message: await messageView(tx, stored), replayed: false };
+        await insert(tx);
+        await repo.rememberIdempotent(
+          tx,
+          scope,
+          key,
+          row.message_id,
+          row.created_at,
+          row.created_at - IDEMPOTENCY_WINDOW_MS,
+        );
+        return { row, replayed: false };
       }),
     );
+  }
+
+  /** The bot API's Message for a sent row. */
+  view(row: OutboxInsert): Promise<MessageView> {
+    return messageView(this.db.k, row);
   }
 
   /** A bot's broadcast to its followers (needs the subscription_account permission). */
@@ -207,7 +256,7 @@ export class MessagingService {
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
-      await this.admit(tx, from, chat, markup);
+      await this.admit(from, chat, markup);
       const now = this.clock.now();
       const next = this.row(sender, chat, c, markup, [], now);
       await repo.editOutbox(tx, messageId, {

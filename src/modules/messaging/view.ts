@@ -52,7 +52,7 @@ const keyboardOf = (json: string | null): InlineKeyboard | null => {
   return parsed.ok ? parsed.keyboard : null;
 };
 
-export async function messageView(tx: Kysely<DB>, row: OutboxRow): Promise<MessageView> {
+export async function messageView(tx: Kysely<DB>, row: Omit<OutboxRow, 'seq'>): Promise<MessageView> {
   const mentions = parseIdList(row.mention_user_ids);
   const other = row.chat_type === 'private' ? (row.to_user_id ?? '') : '';
   const users = new Map(
