@@ -58,6 +58,9 @@ export function createServices(deps: ServiceDeps) {
     limiter: shared.limiter,
     readsPerSecond: config.rateLimits ? config.limits.readsPerSecond : undefined,
   };
+
+  const readsOfUsers = userReads(db);
+  const users = new UsersService(readsOfUsers, shared.bus, () => clock.now());
   const events = new EventsService(
     db,
     clock,
@@ -65,9 +68,10 @@ export function createServices(deps: ServiceDeps) {
     (type, outcome) => {
       metrics.events.inc({ type, outcome });
     },
+    (userIds) => {
+      users.changed(userIds);
+    },
   );
-  const readsOfUsers = userReads(db);
-  const users = new UsersService(readsOfUsers);
   const groups = new GroupsService(groupReads(db), users);
   return {
     config,

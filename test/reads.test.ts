@@ -333,3 +333,28 @@ await describeStores('read API', (t) => {
     }
   });
 });
+
+await describeStores('user info after profile changes', (t) => {
+  it('shows a renamed user at once although profiles are cached', async () => {
+    const [user] = (await createUsers(t().app, 1)) as [TestUser];
+    const creds = await createApp(t().app, user.user_id);
+    const info = async () =>
+      (
+        await t().app.inject({
+          method: 'GET',
+          url: `/openapi/user/info?user_id=${user.user_id}`,
+          headers: { 'x-api-key': creds.api_key },
+        })
+      ).json<{ data: { name: string; avatar: string } }>().data;
+    assert.equal((await info()).name, user.name);
+    await applyEvents(t().app, [
+      { type: 'user.upserted', data: { ...user, name: 'Renamed', avatar: 'https://img.example/new.png' } },
+    ]);
+    assert.deepEqual(await info(), {
+      name: 'Renamed',
+      wallet_address: user.wallet_address,
+      avatar: 'https://img.example/new.png',
+      uid: user.user_id,
+    });
+  });
+});

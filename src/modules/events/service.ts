@@ -44,6 +44,7 @@ export class EventsService {
     private readonly clock: Clock,
     handlers: readonly EventHandler[],
     private readonly onOutcome: (type: string, outcome: EventOutcome) => void = () => undefined,
+    private readonly onUsersChanged: (userIds: string[]) => void = () => undefined,
   ) {
     this.handlers = new Map(handlers.map((h) => [h.type, h]));
   }
@@ -71,8 +72,13 @@ export class EventsService {
   async ingest(received: readonly unknown[]): Promise<BatchResult> {
     const checked = this.validate(received);
     const now = this.clock.now();
+    const touched = new Set<string>();
+    const touchUser = (id: string) => {
+      touched.add(id);
+    };
     const { result, outcomes } = await retryOnConflict(() =>
       this.db.k.transaction().execute(async (tx) => {
+        touched.clear();
         const outcomes: EventOutcome[] = [];
         const r: BatchResult = { applied: 0, duplicates: 0, refused: [] };
         for (const { event: e, handler } of checked) {
@@ -82,7 +88,7 @@ export class EventsService {
             outcomes.push('duplicate');
             continue;
           }
-          const reason = await handler.apply({ tx, now, eventId: e.id }, e.data);
+          const reason = await handler.apply({ tx, now, eventId: e.id, touchUser }, e.data);
           if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
           if (reason === undefined) {
             r.applied++;
@@ -95,6 +101,7 @@ export class EventsService {
         return { result: r, outcomes };
       }),
     );
+    if (touched.size > 0) this.onUsersChanged([...touched]);
     outcomes.forEach((o, i) => {
       this.onOutcome(checked[i]?.event.type ?? '', o);
     });

@@ -20,7 +20,7 @@ export const userEvents = [
       },
       { additionalProperties: false },
     ),
-    async ({ tx, now }, d) => {
+    async ({ tx, now, touchUser }, d) => {
       const chainId = d.chain_id ?? 1;
       const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
       if (owner !== undefined && owner !== d.user_id) return 'wallet_taken';
@@ -39,6 +39,7 @@ export const userEvents = [
         now,
       );
       if (owner === undefined) await repo.setWallet(tx, d.user_id, chainId, d.wallet_address);
+      touchUser(d.user_id);
       return undefined;
     },
   ),

@@ -1,4 +1,6 @@
 import { AppError, Errors } from '../../errors.js';
+import type { Bus } from '../../lib/shared-state.js';
+import { TtlCache } from '../../lib/ttl-cache.js';
 import type { UserReads } from './reads.js';
 
 export interface PublicUserView {
@@ -15,11 +17,43 @@ export const publicView = (u: { user_id: string; name: string; wallet_address: s
   uid: u.user_id,
 });
 
+type UserRecord = NonNullable<Awaited<ReturnType<UserReads['publicUser']['first']>>>;
+
+const CHANGED = 'users:changed';
+const CACHE_TTL_MS = 10_000;
+
 export class UsersService {
-  constructor(private readonly reads: UserReads) {}
+  /** Profiles read on every user-info call; dropped when an event changes them (on every instance). */
+  private readonly cache: TtlCache<UserRecord>;
+
+  constructor(
+    private readonly reads: UserReads,
+    private readonly bus: Bus,
+    now: () => number,
+  ) {
+    this.cache = new TtlCache(CACHE_TTL_MS, 100_000, now);
+    bus.subscribe(CHANGED, (ids) => {
+      for (const id of ids.split('\n')) this.cache.delete(id);
+    });
+  }
+
+  /** A user's profile row, or undefined for an unknown user (never cached). */
+  async record(userId: string): Promise<UserRecord | undefined> {
+    const cached = this.cache.get(userId);
+    if (cached !== undefined) return cached;
+    const row = await this.reads.publicUser.first([userId]);
+    if (row !== undefined) this.cache.set(userId, row);
+    return row;
+  }
+
+  /** After events changed these users' profiles. */
+  changed(userIds: readonly string[]): void {
+    for (const id of userIds) this.cache.delete(id);
+    this.bus.publish(CHANGED, userIds.join('\n'));
+  }
 
   async publicInfo(userId: string): Promise<PublicUserView> {
-    const u = await this.reads.publicUser.first([userId]);
+    const u = await this.record(userId);
     if (u === undefined) throw new AppError(Errors.unknownUser);
     return publicView(u);
   }
