@@ -4,6 +4,7 @@ import type { Db } from './db/connect.js';
 import { Metrics } from './http/metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
+import { Invalidations } from './lib/invalidation.js';
 import { openSharedState, type SharedState } from './lib/shared-state.js';
 import { activityEvents } from './modules/activities/events.js';
 import { appReads } from './modules/apps/repo.js';
@@ -60,7 +61,8 @@ export function createServices(deps: ServiceDeps) {
   };
 
   const readsOfUsers = userReads(db);
-  const users = new UsersService(readsOfUsers, shared.bus, () => clock.now());
+  const invalidations = new Invalidations(shared.bus);
+  const users = new UsersService(readsOfUsers, invalidations, () => clock.now());
   const events = new EventsService(
     db,
     clock,
@@ -68,8 +70,8 @@ export function createServices(deps: ServiceDeps) {
     (type, outcome) => {
       metrics.events.inc({ type, outcome });
     },
-    (userIds) => {
-      users.changed(userIds);
+    (keys) => {
+      invalidations.announce(keys);
     },
   );
   const groups = new GroupsService(groupReads(db), users);
@@ -93,6 +95,6 @@ export function createServices(deps: ServiceDeps) {
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
     outbox: new OutboxService(db),
-    messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers),
+    messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
   };
 }

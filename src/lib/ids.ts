@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 
 const token = (bytes: number): string => randomBytes(bytes).toString('base64url');
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
@@ -12,6 +12,7 @@ export const newWebhookKey = (): string => `wk_${token(24)}`;
 export const newAdminToken = (): string => `adm_${token(32)}`;
 export const newSecretToken = (): string => token(32);
 export const newEvmAddress = (): string => `0x${hex(20)}`;
-export const newId = (prefix: string): string => `${prefix}_${hex(10)}`;
+/** Record ids (messages, ledger transactions, applications). randomUUID draws from a buffered pool: cheap per call. */
+export const newId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '')}`;
 /** Bot user ids are numeric text like the application's own user ids. */
 export const newBotUserId = (): string => `${Date.now()}${String(randomInt(0, 1_000_000)).padStart(6, '0')}`;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
+import { userKey } from '../../lib/invalidation.js';
 import { defineEvent } from '../events/define.js';
 import { findUser, raiseLevel } from '../users/repo.js';
 
@@ -10,13 +11,13 @@ export const botEvents = [
   defineEvent(
     'bot.energized',
     Type.Object({ bot_user_id: Id, by_user_id: Id }, { additionalProperties: false }),
-    async ({ tx, now, touchUser }, d) => {
+    async ({ tx, now, touch }, d) => {
       const [bot, by] = [await findUser(tx, d.bot_user_id), await findUser(tx, d.by_user_id)];
       if (bot === undefined || by === undefined) return 'unknown_user';
       if (bot.is_bot !== 1) return 'not_a_bot';
       if (by.level < ENERGIZER_MIN_LEVEL) return 'level_too_low';
       await raiseLevel(tx, d.bot_user_id, 1, now);
-      touchUser(d.bot_user_id);
+      touch(userKey(d.bot_user_id));
       return undefined;
     },
   ),

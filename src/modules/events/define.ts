@@ -9,8 +9,8 @@ export interface EventContext {
   readonly tx: Kysely<DB>;
   readonly now: number;
   readonly eventId: string;
-  /** Marks a user whose profile the event changed: cached copies are dropped after commit. */
-  readonly touchUser: (userId: string) => void;
+  /** Announces what the event changed (lib/invalidation.ts keys): cached copies are dropped after commit. */
+  readonly touch: (key: string) => void;
 }
 
 /** A refusal reason (`unknown_user`, ...); undefined when the event was applied. */

@@ -44,7 +44,7 @@ export class EventsService {
     private readonly clock: Clock,
     handlers: readonly EventHandler[],
     private readonly onOutcome: (type: string, outcome: EventOutcome) => void = () => undefined,
-    private readonly onUsersChanged: (userIds: string[]) => void = () => undefined,
+    private readonly onChanged: (keys: string[]) => void = () => undefined,
   ) {
     this.handlers = new Map(handlers.map((h) => [h.type, h]));
   }
@@ -73,8 +73,8 @@ export class EventsService {
     const checked = this.validate(received);
     const now = this.clock.now();
     const touched = new Set<string>();
-    const touchUser = (id: string) => {
-      touched.add(id);
+    const touch = (key: string) => {
+      touched.add(key);
     };
     const { result, outcomes } = await retryOnConflict(() =>
       this.db.k.transaction().execute(async (tx) => {
@@ -88,7 +88,7 @@ export class EventsService {
             outcomes.push('duplicate');
             continue;
           }
-          const reason = await handler.apply({ tx, now, eventId: e.id, touchUser }, e.data);
+          const reason = await handler.apply({ tx, now, eventId: e.id, touch }, e.data);
           if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
           if (reason === undefined) {
             r.applied++;
@@ -101,7 +101,7 @@ export class EventsService {
         return { result: r, outcomes };
       }),
     );
-    if (touched.size > 0) this.onUsersChanged([...touched]);
+    if (touched.size > 0) this.onChanged([...touched]);
     outcomes.forEach((o, i) => {
       this.onOutcome(checked[i]?.event.type ?? '', o);
     });

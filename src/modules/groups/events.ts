@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { formatDateTime } from '../../lib/clock.js';
 import { DateTimeText, Id, OptionalText } from '../../lib/schemas.js';
 import { mayInviteBot } from '../bots/repo.js';
+import { memberKey } from '../../lib/invalidation.js';
 import { defineEvent } from '../events/define.js';
 import { usersExist } from '../users/repo.js';
 import * as repo from './repo.js';
@@ -54,7 +55,7 @@ export const groupEvents = [
       },
       { additionalProperties: false },
     ),
-    async ({ tx, now }, d) => {
+    async ({ tx, now, touch }, d) => {
       // Locked first: the member count read below must still hold when the member is added.
       await repo.lockGroup(tx, d.group_id);
       const group = await repo.findGroup(tx, d.group_id);
@@ -64,7 +65,10 @@ export const groupEvents = [
       const role = d.role ?? 'member';
       const current = await repo.membership(tx, d.group_id, d.user_id);
       if (current !== undefined) {
-        if (current.role !== role) await repo.setRole(tx, d.group_id, d.user_id, role);
+        if (current.role !== role) {
+          await repo.setRole(tx, d.group_id, d.user_id, role);
+          touch(memberKey(d.group_id, d.user_id));
+        }
         return undefined;
       }
       if (!(await mayInviteBot(tx, d.user_id, d.invited_by))) return 'invite_not_allowed';
@@ -75,13 +79,17 @@ export const groupEvents = [
         now,
       );
       await repo.bumpGroup(tx, d.group_id, { member_count: 1 });
+      touch(memberKey(d.group_id, d.user_id));
       return undefined;
     },
   ),
-  defineEvent('group.member.left', Type.Object(GroupRef, { additionalProperties: false }), async ({ tx }, d) => {
+  defineEvent('group.member.left', Type.Object(GroupRef, { additionalProperties: false }), async ({ tx, touch }, d) => {
     if ((await repo.findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
     if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
-    if (await repo.removeMember(tx, d.group_id, d.user_id)) await repo.bumpGroup(tx, d.group_id, { member_count: -1 });
+    if (await repo.removeMember(tx, d.group_id, d.user_id)) {
+      await repo.bumpGroup(tx, d.group_id, { member_count: -1 });
+      touch(memberKey(d.group_id, d.user_id));
+    }
     return undefined;
   }),
 ];

@@ -4,7 +4,9 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { retryOnConflict } from '../../db/retry.js';
-import type { DB, PrivateMessagePolicy } from '../../db/types.js';
+import type { DB, GroupRole, PrivateMessagePolicy } from '../../db/types.js';
+import { MEMBER_KEY_PREFIX, memberKey, USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
+import { TtlCache } from '../../lib/ttl-cache.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -17,12 +19,20 @@ import type { UserReads } from '../users/reads.js';
 import type { InlineKeyboard } from './keyboard.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
 import { messagingStatements, type MessagingStatements } from './reads.js';
+import { OutboxWriter } from './outbox-writer.js';
 import * as repo from './repo.js';
 import { messageView, type MessageView } from './view.js';
 
 export const MIN_IMAGE_LEVEL = 2;
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 const MAX_MENTIONS = 1000;
+const MEMBERSHIP_TTL_MS = 10_000;
+
+interface SenderInGroup {
+  userId: string;
+  level: number;
+  role: GroupRole | null;
+}
 
 export type ChatRef = { type: 'group'; id: string } | { type: 'private'; id: string };
 
@@ -62,6 +72,8 @@ function parseRich(c: Content): Markup | null {
 
 export class MessagingService {
   private readonly st: MessagingStatements;
+  private readonly writer: OutboxWriter;
+  private readonly members: TtlCache<SenderInGroup>;
 
   constructor(
     private readonly db: Db,
@@ -69,8 +81,31 @@ export class MessagingService {
     private readonly limiter: RateLimiter,
     private readonly config: Pick<Config, 'rateLimits' | 'limits'>,
     private readonly userReads: UserReads,
+    invalidations: Invalidations,
   ) {
     this.st = messagingStatements(db);
+    this.writer = new OutboxWriter(db);
+    this.members = new TtlCache(MEMBERSHIP_TTL_MS, 100_000, () => clock.now());
+    // A membership entry holds the sender's level too: a level change drops the user's entries.
+    invalidations.listen((key) => {
+      if (key.startsWith(MEMBER_KEY_PREFIX)) this.members.delete(key);
+      else if (key.startsWith(USER_KEY_PREFIX)) {
+        const userId = key.slice(USER_KEY_PREFIX.length);
+        this.members.deleteWhere((m) => m.userId === userId);
+      }
+    });
+  }
+
+  /** The sender's level and role in a group (role null: not a member), cached: read on every group send. */
+  private async senderInGroup(groupId: string, sender: string): Promise<SenderInGroup | undefined> {
+    const key = memberKey(groupId, sender);
+    const cached = this.members.get(key);
+    if (cached !== undefined) return cached;
+    const row = await this.st.senderInGroup.first([groupId, sender]);
+    if (row === undefined) return undefined;
+    const entry = { userId: sender, level: row.level, role: row.role };
+    this.members.set(key, entry);
+    return entry;
   }
 
   private async limit(key: string, bucket: Bucket): Promise<void> {
@@ -100,7 +135,7 @@ export class MessagingService {
     let level: number;
     let exemptFromImageLevel = false;
     if (chat.type === 'group') {
-      const s = await this.st.senderInGroup.first([chat.id, sender]);
+      const s = await this.senderInGroup(chat.id, sender);
       if (s === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
       if (s.role === null) {
         if ((await this.st.groupExists.first([chat.id])) === undefined) throw new AppError(Errors.unknownGroup);
@@ -177,32 +212,15 @@ export class MessagingService {
     await this.admit(from, input.chat, markup);
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
     const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
-    const insert = (tx: Kysely<DB>) =>
-      this.st.insertOutbox.run(tx, [
-        row.message_id,
-        row.group_id,
-        row.to_user_id,
-        row.from_user_id,
-        row.app_id,
-        row.object_name,
-        row.title,
-        row.content,
-        row.normalized,
-        row.mention_user_ids,
-        row.reply_markup,
-        row.created_at,
-        row.chat_type,
-      ]);
     if (key === undefined) {
-      // One statement: atomic on its own, no transaction needed.
-      await insert(this.db.k);
+      await this.writer.write(row);
       return { row, replayed: false };
     }
     return retryOnConflict(() =>
       this.db.k.transaction().execute(async (tx) => {
         const raced = await replay(tx);
         if (raced !== undefined) return raced;
-        await insert(tx);
+        await repo.insertOutbox(tx, [row]);
         await repo.rememberIdempotent(
           tx,
           scope,

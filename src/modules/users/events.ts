@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { ChainId, Id, OptionalText } from '../../lib/schemas.js';
+import { userKey } from '../../lib/invalidation.js';
 import { defineEvent } from '../events/define.js';
 import * as repo from './repo.js';
 
@@ -20,7 +21,7 @@ export const userEvents = [
       },
       { additionalProperties: false },
     ),
-    async ({ tx, now, touchUser }, d) => {
+    async ({ tx, now, touch }, d) => {
       const chainId = d.chain_id ?? 1;
       const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
       if (owner !== undefined && owner !== d.user_id) return 'wallet_taken';
@@ -39,7 +40,7 @@ export const userEvents = [
         now,
       );
       if (owner === undefined) await repo.setWallet(tx, d.user_id, chainId, d.wallet_address);
-      touchUser(d.user_id);
+      touch(userKey(d.user_id));
       return undefined;
     },
   ),

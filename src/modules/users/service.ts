@@ -1,5 +1,5 @@
 import { AppError, Errors } from '../../errors.js';
-import type { Bus } from '../../lib/shared-state.js';
+import { USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import type { UserReads } from './reads.js';
 
@@ -19,7 +19,6 @@ export const publicView = (u: { user_id: string; name: string; wallet_address: s
 
 type UserRecord = NonNullable<Awaited<ReturnType<UserReads['publicUser']['first']>>>;
 
-const CHANGED = 'users:changed';
 const CACHE_TTL_MS = 10_000;
 
 export class UsersService {
@@ -28,12 +27,12 @@ export class UsersService {
 
   constructor(
     private readonly reads: UserReads,
-    private readonly bus: Bus,
+    invalidations: Invalidations,
     now: () => number,
   ) {
     this.cache = new TtlCache(CACHE_TTL_MS, 100_000, now);
-    bus.subscribe(CHANGED, (ids) => {
-      for (const id of ids.split('\n')) this.cache.delete(id);
+    invalidations.listen((key) => {
+      if (key.startsWith(USER_KEY_PREFIX)) this.cache.delete(key.slice(USER_KEY_PREFIX.length));
     });
   }
 
@@ -44,12 +43,6 @@ export class UsersService {
     const row = await this.reads.publicUser.first([userId]);
     if (row !== undefined) this.cache.set(userId, row);
     return row;
-  }
-
-  /** After events changed these users' profiles. */
-  changed(userIds: readonly string[]): void {
-    for (const id of userIds) this.cache.delete(id);
-    this.bus.publish(CHANGED, userIds.join('\n'));
   }
 
   async publicInfo(userId: string): Promise<PublicUserView> {

@@ -1,0 +1,36 @@
+// Change announcements for in-memory caches: after a commit that changed cached data, the keys
+// are dropped here at once and, through the bus, on every other instance.
+import type { Bus } from './shared-state.js';
+
+const CHANNEL = 'cache:changed';
+
+export class Invalidations {
+  private readonly listeners: ((key: string) => void)[] = [];
+
+  constructor(private readonly bus: Bus) {
+    bus.subscribe(CHANNEL, (message) => {
+      for (const key of message.split('\n')) this.deliver(key);
+    });
+  }
+
+  /** `listener` hears every changed key (here and on other instances). */
+  listen(listener: (key: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  announce(keys: readonly string[]): void {
+    if (keys.length === 0) return;
+    for (const key of keys) this.deliver(key);
+    this.bus.publish(CHANNEL, keys.join('\n'));
+  }
+
+  private deliver(key: string): void {
+    for (const listener of this.listeners) listener(key);
+  }
+}
+
+/** Keys of changed things: a user's profile (level included), and one membership. */
+export const USER_KEY_PREFIX = 'user:';
+export const MEMBER_KEY_PREFIX = 'member:';
+export const userKey = (userId: string): string => `${USER_KEY_PREFIX}${userId}`;
+export const memberKey = (groupId: string, userId: string): string => `${MEMBER_KEY_PREFIX}${groupId}:${userId}`;
