@@ -40,6 +40,7 @@ export async function verifySignature(
     throw new AppError(Errors.signatureMismatch);
   }
   // Recorded only after the signature holds, so nobody can burn another client's nonces.
-  const fresh = await nonces.claim(`${credential.appId}:${h.nonce}:${h.timestamp}`, ms + WINDOW_MS, now);
+  // The expected signature stands for (secret, nonce, timestamp): a replay repeats it exactly.
+  const fresh = await nonces.claim(expected, ms + WINDOW_MS, now);
   if (!fresh) throw new AppError(Errors.nonceUsed);
 }
