@@ -35,6 +35,21 @@ export const Errors = {
   notABot: def('not_a_bot', 403, 'Forbidden', 'this method needs the App Key of a bot'),
   messageNotFound: def('message_not_found', 404, 'Not Found', 'message not found'),
   notOwnMessage: def('not_own_message', 403, 'Forbidden', 'a bot can edit only its own messages'),
+
+  // Bot update delivery (decisions.md section 2)
+  pollTerminated: def('poll_terminated', 409, 'Conflict', 'Conflict: terminated by other getUpdates request'),
+  webhookActive: def(
+    'webhook_active',
+    409,
+    'Conflict',
+    "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+  ),
+  unknownCallbackQuery: def(
+    'unknown_callback_query',
+    400,
+    'Bad Request',
+    'Bad Request: query is too old or query ID is invalid',
+  ),
   payloadTooLarge: def('payload_too_large', 413, 'Payload Too Large', 'request body too large'),
   rateLimited: def('rate_limited', 429, 'Too Many Requests', 'rate limit exceeded'),
 

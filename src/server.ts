@@ -22,6 +22,7 @@ async function main(): Promise<void> {
     },
   });
   await app.listen({ port: config.port, host: config.host });
+  services.dispatcher.start();
   if (demo !== undefined) process.stdout.write(describeDemo(demo, config.publicUrl));
 
   let stopping = false;
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
     const force = setTimeout(() => process.exit(1), 10_000).unref();
     void app
       .close()
+      .then(() => services.dispatcher.stop())
       .then(() => booted.close())
       .then(() => {
         clearTimeout(force);

@@ -29,6 +29,8 @@ import { momentReads } from './modules/moments/reads.js';
 import { MomentsService } from './modules/moments/service.js';
 import { ActivitiesService } from './modules/activities/service.js';
 import { MessagingService } from './modules/messaging/service.js';
+import { WebhookDispatcher } from './modules/delivery/dispatcher.js';
+import { DeliveryService } from './modules/delivery/service.js';
 import { UsersService } from './modules/users/service.js';
 
 export interface ServiceDeps {
@@ -95,6 +97,8 @@ export function createServices(deps: ServiceDeps) {
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
     outbox: new OutboxService(db),
+    delivery: new DeliveryService(db, clock, box, shared.bus, invalidations, config),
+    dispatcher: new WebhookDispatcher(db, clock, box, metrics, config, invalidations),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
   };
 }

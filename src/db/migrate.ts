@@ -1,11 +1,13 @@
 import { Migrator, type Migration } from 'kysely';
 import type { Db } from './connect.js';
 import { initialMigration } from './migrations/0001_initial.js';
+import { callbackQueriesMigration } from './migrations/0002_callback_queries.js';
 
 /** Brings the schema up to date; safe to call on every start. */
 export async function migrate(db: Db): Promise<string[]> {
   const migrations: Record<string, Migration> = {
     '0001_initial': initialMigration(db.dialect),
+    '0002_callback_queries': callbackQueriesMigration(db.dialect),
   };
   const migrator = new Migrator({
     db: db.k,

@@ -364,6 +364,19 @@ export interface LedgerEntriesTable {
   created_at: number;
 }
 
+export interface CallbackQueriesTable {
+  seq: Generated<number>;
+  callback_id: string;
+  bot_user_id: string;
+  user_id: string;
+  message_id: string;
+  data: string;
+  created_at: number;
+  answered_at: number | null;
+  answer_text: string | null;
+  show_alert: Generated<Flag>;
+}
+
 export interface AssistantConversationsTable {
   user_id: string;
   state: string;
@@ -407,6 +420,7 @@ export interface DB {
   ledger_transactions: LedgerTransactionsTable;
   ledger_entries: LedgerEntriesTable;
   assistant_conversations: AssistantConversationsTable;
+  callback_queries: CallbackQueriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -10,7 +10,14 @@ import { parseKeyboard } from '../messaging/keyboard.js';
 import type { Content } from '../messaging/service.js';
 import { botParams } from './params.js';
 import {
+  AnswerCallbackParams,
   BotEnvelope,
+  DeleteWebhookParams,
+  GetUpdatesParams,
+  SetWebhookParams,
+  UpdateSchema,
+  WebhookInfo,
+  WebhookSet,
   done,
   EditMessageParams,
   MeSchema,
@@ -92,6 +99,66 @@ export function botApiRoutes(app: App, s: Services): void {
       const p = editParams(request);
       const chat = await s.messaging.chat(p.chat_id, p.chat_type);
       return done(await s.messaging.edit(credential, chat, p.message_id, content(p)));
+    });
+  }
+
+  const pollParams = botParams(GetUpdatesParams);
+  app.post(
+    '/openapi/bot/getUpdates',
+    method('Updates waiting for the bot (long polling)', Type.Array(UpdateSchema)),
+    async (request) => {
+      const p = pollParams(request);
+      const updates = await s.delivery.getUpdates(bot(request).botId, {
+        offset: p.offset,
+        limit: p.limit,
+        timeout: p.timeout,
+        allowedUpdates: p.allowed_updates,
+      });
+      return done(updates);
+    },
+  );
+
+  const webhookParams = botParams(SetWebhookParams);
+  app.post(
+    '/openapi/bot/setWebhook',
+    method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet),
+    async (request) => {
+      const p = webhookParams(request);
+      return done(
+        await s.delivery.setWebhook(bot(request).botId, {
+          url: p.url,
+          secretToken: p.secret_token,
+          payloadFormat: p.payload_format,
+          dropPendingUpdates: p.drop_pending_updates,
+        }),
+      );
+    },
+  );
+
+  const deleteParams = botParams(DeleteWebhookParams);
+  app.post(
+    '/openapi/bot/deleteWebhook',
+    method('Stop the webhook and receive by long polling again', Type.Literal(true)),
+    async (request) =>
+      done(await s.delivery.deleteWebhook(bot(request).botId, deleteParams(request).drop_pending_updates ?? false)),
+  );
+
+  app.post('/openapi/bot/getWebhookInfo', method('The webhook and its delivery state', WebhookInfo), async (request) =>
+    done(await s.delivery.webhookInfo(bot(request).botId)),
+  );
+
+  const answerParams = botParams(AnswerCallbackParams);
+  for (const path of ['/openapi/answerCallbackQuery', '/openapi/bot/answerCallbackQuery']) {
+    app.post(path, method('Answer a button press (callback_query)', Type.Literal(true)), async (request) => {
+      const p = answerParams(request);
+      return done(
+        await s.delivery.answerCallbackQuery(
+          bot(request).botId,
+          p.callback_query_id,
+          p.text ?? null,
+          p.show_alert ?? false,
+        ),
+      );
     });
   }
 }

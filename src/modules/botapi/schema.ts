@@ -71,3 +71,44 @@ export const BotEnvelope = <R extends TSchema>(result: R) =>
   });
 
 export const done = <R>(result: R) => ({ ok: true, result, error_code: 0, message: 'success', success: true });
+
+export const GetUpdatesParams = Type.Object({
+  offset: Type.Optional(Type.Integer()),
+  limit: Type.Optional(Type.Integer()),
+  timeout: Type.Optional(Type.Number()),
+  allowed_updates: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 10 })),
+});
+
+export const SetWebhookParams = Type.Object({
+  url: Type.String({ minLength: 1, maxLength: 2048 }),
+  secret_token: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{16,256}$' })),
+  payload_format: Type.Optional(Type.Union([Type.Literal('update'), Type.Literal('flat')])),
+  drop_pending_updates: Type.Optional(Type.Boolean()),
+});
+
+export const DeleteWebhookParams = Type.Object({ drop_pending_updates: Type.Optional(Type.Boolean()) });
+
+export const AnswerCallbackParams = Type.Object({
+  callback_query_id: Type.String({ minLength: 1, maxLength: 128 }),
+  text: Type.Optional(Type.String({ maxLength: 200 })),
+  show_alert: Type.Optional(Type.Boolean()),
+});
+
+export const UpdateSchema = Type.Object(
+  { id: Type.Integer(), update_id: Type.Integer() },
+  { additionalProperties: true, description: '{id, update_id, message} or {id, update_id, callback_query}' },
+);
+
+export const WebhookSet = Type.Object({
+  url: Type.String(),
+  webhook_key: Type.String(),
+  payload_format: Type.String(),
+});
+
+export const WebhookInfo = Type.Object({
+  url: Type.String(),
+  pending_update_count: Type.Integer(),
+  last_error_date: Type.Integer(),
+  last_error_message: Type.String(),
+  max_connections: Type.Integer(),
+});

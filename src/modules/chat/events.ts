@@ -1,7 +1,8 @@
-// Users' messages and button presses, as the application reports them. They are recorded here;
-// turning them into bot Updates is the delivery module's work.
+// Users' messages and button presses, as the application reports them: recorded, and turned into
+// Updates for the bots the delivery rules allow (delivery/fanout.ts), in the same transaction.
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
+import { fanOutCallback, fanOutMessage } from '../delivery/fanout.js';
 import { defineEvent } from '../events/define.js';
 import { findGroup } from '../groups/repo.js';
 import { usersExist } from '../users/repo.js';
@@ -22,13 +23,14 @@ export const chatEvents = [
       Type.Object({ ...common, chat_type: Type.Literal('group'), group_id: Id }, { additionalProperties: false }),
       Type.Object({ ...common, chat_type: Type.Literal('private'), to_user_id: Id }, { additionalProperties: false }),
     ]),
-    async ({ tx, now }, d) => {
+    async (ctx, d) => {
+      const { tx, now } = ctx;
       const mentions = d.mention_user_ids ?? [];
       const people = [d.from_user_id, ...mentions, ...(d.chat_type === 'private' ? [d.to_user_id] : [])];
       if (!(await usersExist(tx, people))) return 'unknown_user';
       if (d.chat_type === 'group' && (await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
       if (await repo.chatMessageExists(tx, d.message_id)) return 'duplicate_message';
-      await repo.insertChatMessage(tx, {
+      const message = {
         message_id: d.message_id,
         chat_type: d.chat_type,
         from_user_id: d.from_user_id,
@@ -36,9 +38,11 @@ export const chatEvents = [
         to_user_id: d.chat_type === 'private' ? d.to_user_id : null,
         kind: d.kind,
         text: d.text ?? '',
-        mention_user_ids: JSON.stringify(mentions),
+        mention_user_ids: mentions,
         created_at: now,
-      });
+      };
+      await repo.insertChatMessage(tx, { ...message, mention_user_ids: JSON.stringify(mentions) });
+      await fanOutMessage(ctx, message);
       return undefined;
     },
   ),
@@ -48,10 +52,9 @@ export const chatEvents = [
       { callback_id: Id, message_id: Id, user_id: Id, data: Type.String({ maxLength: 4096 }) },
       { additionalProperties: false },
     ),
-    async ({ tx }, d) => {
-      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
-      if (!(await repo.outboxMessageExists(tx, d.message_id))) return 'unknown_message';
-      return undefined;
+    async (ctx, d) => {
+      if (!(await usersExist(ctx.tx, [d.user_id]))) return 'unknown_user';
+      return fanOutCallback(ctx, d);
     },
   ),
 ];

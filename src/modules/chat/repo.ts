@@ -8,10 +8,3 @@ export const chatMessageExists = async (tx: Kysely<DB>, messageId: string): Prom
 export async function insertChatMessage(tx: Kysely<DB>, m: ChatMessagesTable): Promise<void> {
   await tx.insertInto('chat_messages').values(m).execute();
 }
-
-export const outboxMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
-  (await tx
-    .selectFrom('outbox_messages')
-    .select('message_id')
-    .where('message_id', '=', messageId)
-    .executeTakeFirst()) !== undefined;

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { retryOnConflict } from '../../db/retry.js';
-import type { DB, GroupRole, PrivateMessagePolicy } from '../../db/types.js';
+import type { DB, GroupRole } from '../../db/types.js';
 import { MEMBER_KEY_PREFIX, memberKey, USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import { TtlCache } from '../../lib/ttl-cache.js';
 import { AppError, Errors } from '../../errors.js';
@@ -12,6 +12,7 @@ import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Credential } from '../auth/credentials.js';
+import { privateAllowed } from '../bots/privacy.js';
 import { permissionsOf } from '../bots/repo.js';
 import { findGroup } from '../groups/repo.js';
 import { findUser, usersExist } from '../users/repo.js';
@@ -150,7 +151,8 @@ export class MessagingService {
       if ((await this.st.userExists.first([chat.id])) === undefined) {
         throw new AppError(Errors.unknownUser, 'unknown recipient');
       }
-      if (!(await this.privateAllowed(s.private_message_policy, sender, chat.id))) {
+      const follows = async (a: string, b: string) => (await this.userReads.isFollowing.first([a, b])) !== undefined;
+      if (!(await privateAllowed(s.private_message_policy, sender, chat.id, follows))) {
         throw new AppError(Errors.privateNotAllowed);
       }
       level = s.level;
@@ -158,14 +160,6 @@ export class MessagingService {
     if (markup !== null && hasImage(markup) && level < MIN_IMAGE_LEVEL && !exemptFromImageLevel) {
       throw new AppError(Errors.imageLevel);
     }
-  }
-
-  /** A bot's private-message setting: everyone, people it follows, or friends (both follow). */
-  private async privateAllowed(policy: PrivateMessagePolicy | null, sender: string, recipient: string) {
-    if (policy === null || policy === 'everyone') return true;
-    const follows = async (a: string, b: string) => (await this.userReads.isFollowing.first([a, b])) !== undefined;
-    if (policy === 'following') return follows(sender, recipient);
-    return (await follows(sender, recipient)) && (await follows(recipient, sender));
   }
 
   private row(

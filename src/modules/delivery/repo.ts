@@ -1,0 +1,110 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../../db/types.js';
+
+/** Bots in a group, and whether each may listen to every group message. */
+export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
+  tx
+    .selectFrom('group_members')
+    .innerJoin('bots', 'bots.bot_user_id', 'group_members.user_id')
+    .leftJoin('bot_permissions', (join) =>
+      join
+        .onRef('bot_permissions.bot_user_id', '=', 'bots.bot_user_id')
+        .on('bot_permissions.permission', '=', 'listen_group_messages'),
+    )
+    .select(['bots.bot_user_id', 'bot_permissions.permission'])
+    .where('group_members.group_id', '=', groupId)
+    .execute();
+
+/** Takes the bot's next Update id (ids rise by one per bot). */
+export async function nextUpdateId(tx: Kysely<DB>, botUserId: string): Promise<number> {
+  const row = await tx
+    .updateTable('bots')
+    .set({ last_update_id: sql`last_update_id + 1` })
+    .where('bot_user_id', '=', botUserId)
+    .returning('last_update_id')
+    .executeTakeFirstOrThrow();
+  return row.last_update_id;
+}
+
+export async function insertUpdate(
+  tx: Kysely<DB>,
+  u: { bot_user_id: string; update_id: number; payload: string; created_at: number },
+): Promise<void> {
+  await tx
+    .insertInto('updates')
+    .values({ ...u, attempts: 0, next_attempt_at: u.created_at, last_error: null })
+    .execute();
+}
+
+export const pendingUpdates = (tx: Kysely<DB>, botUserId: string, fromId: number, notBefore: number, limit: number) =>
+  tx
+    .selectFrom('updates')
+    .select(['update_id', 'payload'])
+    .where('bot_user_id', '=', botUserId)
+    .where('update_id', '>=', fromId)
+    .where('created_at', '>=', notBefore)
+    .orderBy('update_id')
+    .limit(limit)
+    .execute();
+
+/** Confirms (deletes) the bot's updates with ids below `offset`. */
+export async function confirmBelow(tx: Kysely<DB>, botUserId: string, offset: number): Promise<void> {
+  await tx.deleteFrom('updates').where('bot_user_id', '=', botUserId).where('update_id', '<', offset).execute();
+}
+
+export async function deleteUpdates(tx: Kysely<DB>, botUserId: string, ids: readonly number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.deleteFrom('updates').where('bot_user_id', '=', botUserId).where('update_id', 'in', ids).execute();
+}
+
+export async function dropPending(tx: Kysely<DB>, botUserId: string): Promise<void> {
+  await tx.deleteFrom('updates').where('bot_user_id', '=', botUserId).execute();
+}
+
+export const pendingCount = async (tx: Kysely<DB>, botUserId: string, notBefore: number): Promise<number> =>
+  (
+    await tx
+      .selectFrom('updates')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('bot_user_id', '=', botUserId)
+      .where('created_at', '>=', notBefore)
+      .executeTakeFirstOrThrow()
+  ).n;
+
+/** Drops updates older than `before` (kept 24 hours); returns how many. */
+export async function expireUpdates(tx: Kysely<DB>, before: number): Promise<number> {
+  const r = await tx.deleteFrom('updates').where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
+}
+
+export async function insertCallbackQuery(
+  tx: Kysely<DB>,
+  q: {
+    callback_id: string;
+    bot_user_id: string;
+    user_id: string;
+    message_id: string;
+    data: string;
+    created_at: number;
+  },
+): Promise<void> {
+  await tx.insertInto('callback_queries').values(q).execute();
+}
+
+export const findCallbackQuery = (tx: Kysely<DB>, callbackId: string) =>
+  tx.selectFrom('callback_queries').selectAll().where('callback_id', '=', callbackId).executeTakeFirst();
+
+export async function answerCallbackQuery(
+  tx: Kysely<DB>,
+  callbackId: string,
+  answer: { text: string | null; showAlert: boolean },
+  now: number,
+): Promise<boolean> {
+  const r = await tx
+    .updateTable('callback_queries')
+    .set({ answered_at: now, answer_text: answer.text, show_alert: answer.showAlert ? 1 : 0 })
+    .where('callback_id', '=', callbackId)
+    .where('answered_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

@@ -1,0 +1,219 @@
+// How bots receive Updates: long polling (getUpdates) and the webhook settings. Webhook delivery
+// itself runs in dispatcher.ts.
+import { randomBytes } from 'node:crypto';
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/connect.js';
+import type { PayloadFormat } from '../../db/types.js';
+import { AppError, Errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import type { SecretBox } from '../../lib/crypto.js';
+import { newWebhookKey } from '../../lib/ids.js';
+import type { Invalidations } from '../../lib/invalidation.js';
+import type { Bus } from '../../lib/shared-state.js';
+import { findBot } from '../bots/repo.js';
+import { UPDATES_KEY_PREFIX, updatesKey } from './fanout.js';
+import * as repo from './repo.js';
+import { parseStored, type UpdateObject } from './stored.js';
+import { checkWebhookUrl } from './webhook-http.js';
+
+export const KEEP_UPDATES_MS = 24 * 3600 * 1000;
+const MAX_LIMIT = 100;
+const MAX_TIMEOUT_S = 50;
+const POLLS = 'polls';
+
+type Outcome = 'update' | 'timeout' | 'terminated';
+
+/** One long poll waiting for a bot's next Update. */
+interface Waiter {
+  pollId: string;
+  woken: boolean;
+  settle?: (o: Outcome) => void;
+}
+
+export interface PollParams {
+  offset?: number | undefined;
+  limit?: number | undefined;
+  timeout?: number | undefined;
+  /** Update kinds wanted ("message", "callback_query"); others are confirmed unsent. */
+  allowedUpdates?: readonly string[] | undefined;
+}
+
+export interface WebhookSettings {
+  url: string;
+  secretToken?: string | undefined;
+  payloadFormat?: PayloadFormat | undefined;
+  dropPendingUpdates?: boolean | undefined;
+}
+
+export class DeliveryService {
+  private readonly waiters = new Map<string, Waiter>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly box: SecretBox,
+    private readonly bus: Bus,
+    private readonly invalidations: Invalidations,
+    private readonly config: Pick<Config, 'webhookAllowInsecure'>,
+  ) {
+    invalidations.listen((key) => {
+      if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
+    });
+    // A getUpdates on another instance ends this instance's poll of the same bot.
+    bus.subscribe(POLLS, (message) => {
+      const [botId = '', pollId = ''] = message.split('\n');
+      const waiter = this.waiters.get(botId);
+      if (waiter !== undefined && waiter.pollId !== pollId) this.end(botId, waiter, 'terminated');
+    });
+  }
+
+  /** Long polls held by this instance (for metrics and the memory benchmark). */
+  get polling(): number {
+    return this.waiters.size;
+  }
+
+  private wake(botId: string): void {
+    const waiter = this.waiters.get(botId);
+    if (waiter === undefined) return;
+    waiter.woken = true;
+    waiter.settle?.('update');
+  }
+
+  private end(botId: string, waiter: Waiter, outcome: Outcome): void {
+    if (this.waiters.get(botId) === waiter) this.waiters.delete(botId);
+    waiter.woken = true;
+    waiter.settle?.(outcome);
+  }
+
+  /** Ends any other poll of the bot (here and elsewhere) and registers this one. */
+  private claim(botId: string): Waiter {
+    const previous = this.waiters.get(botId);
+    if (previous !== undefined) this.end(botId, previous, 'terminated');
+    const waiter: Waiter = { pollId: randomBytes(8).toString('hex'), woken: false };
+    this.waiters.set(botId, waiter);
+    this.bus.publish(POLLS, `${botId}\n${waiter.pollId}`);
+    return waiter;
+  }
+
+  private wait(waiter: Waiter, ms: number): Promise<Outcome> {
+    if (waiter.woken) return Promise.resolve('update');
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        resolve('timeout');
+      }, ms);
+      waiter.settle = (o) => {
+        clearTimeout(timer);
+        resolve(o);
+      };
+    });
+  }
+
+  async getUpdates(botId: string, p: PollParams): Promise<UpdateObject[]> {
+    const bot = await findBot(this.db.k, botId);
+    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    if (bot.webhook_url !== null) throw new AppError(Errors.webhookActive);
+    const limit = Math.min(Math.max(p.limit ?? MAX_LIMIT, 1), MAX_LIMIT);
+    const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
+    const offset = p.offset ?? 0;
+    // Registered before the first read, so an Update committed in between still wakes this poll.
+    const waiter = this.claim(botId);
+    try {
+      if (offset > 0) await repo.confirmBelow(this.db.k, botId, offset);
+      let rows = await this.read(botId, offset, limit);
+      if (rows.length === 0 && timeoutMs > 0) {
+        const outcome = await this.wait(waiter, timeoutMs);
+        if (outcome === 'terminated') throw new AppError(Errors.pollTerminated);
+        if (outcome === 'update') rows = await this.read(botId, offset, limit);
+      }
+      if (this.waiters.get(botId) !== waiter) throw new AppError(Errors.pollTerminated);
+      const updates = rows.map((r) => ({ id: r.update_id, update: parseStored(r.payload).update }));
+      const wanted = p.allowedUpdates;
+      const sent = wanted === undefined ? updates : updates.filter((u) => wanted.some((kind) => kind in u.update));
+      // Without an offset, what is sent counts as confirmed (clients that never advance it);
+      // kinds the bot does not want are confirmed either way.
+      const confirmed = offset === 0 ? updates : updates.filter((u) => !sent.includes(u));
+      await repo.deleteUpdates(
+        this.db.k,
+        botId,
+        confirmed.map((u) => u.id),
+      );
+      return sent.map((u) => u.update);
+    } finally {
+      if (this.waiters.get(botId) === waiter) this.waiters.delete(botId);
+    }
+  }
+
+  private read(botId: string, offset: number, limit: number) {
+    return repo.pendingUpdates(this.db.k, botId, offset, this.clock.now() - KEEP_UPDATES_MS, limit);
+  }
+
+  /** Switches the bot to webhook mode; a new Webhook Key unless the URL is unchanged or one is named. */
+  async setWebhook(
+    botId: string,
+    s: WebhookSettings,
+  ): Promise<{ url: string; webhook_key: string; payload_format: PayloadFormat }> {
+    const problem = await checkWebhookUrl(s.url, this.config.webhookAllowInsecure);
+    if (problem !== undefined) throw new AppError(Errors.paramError, `url: ${problem}`);
+    const result = await this.db.k.transaction().execute(async (tx) => {
+      const bot = await findBot(tx, botId);
+      if (bot === undefined) throw new AppError(Errors.unknownBot);
+      const kept =
+        bot.webhook_url === s.url && bot.webhook_key_enc !== null ? this.box.open(bot.webhook_key_enc) : undefined;
+      const key = s.secretToken ?? kept ?? newWebhookKey();
+      const format = s.payloadFormat ?? bot.payload_format;
+      await tx
+        .updateTable('bots')
+        .set({
+          webhook_url: s.url,
+          webhook_key_enc: this.box.seal(key),
+          payload_format: format,
+          last_error_at: null,
+          last_error_message: null,
+        })
+        .where('bot_user_id', '=', botId)
+        .execute();
+      if (s.dropPendingUpdates === true) await repo.dropPending(tx, botId);
+      return { url: s.url, webhook_key: key, payload_format: format };
+    });
+    // A poll held now can no longer receive anything; the dispatcher takes over the queue.
+    const waiter = this.waiters.get(botId);
+    if (waiter !== undefined) this.end(botId, waiter, 'terminated');
+    this.bus.publish(POLLS, `${botId}\nwebhook`);
+    this.invalidations.announce([updatesKey(botId)]);
+    return result;
+  }
+
+  async deleteWebhook(botId: string, dropPendingUpdates: boolean): Promise<true> {
+    await this.db.k.transaction().execute(async (tx) => {
+      if ((await findBot(tx, botId)) === undefined) throw new AppError(Errors.unknownBot);
+      await tx
+        .updateTable('bots')
+        .set({ webhook_url: null, webhook_key_enc: null })
+        .where('bot_user_id', '=', botId)
+        .execute();
+      if (dropPendingUpdates) await repo.dropPending(tx, botId);
+    });
+    return true;
+  }
+
+  async webhookInfo(botId: string) {
+    const bot = await findBot(this.db.k, botId);
+    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    return {
+      url: bot.webhook_url ?? '',
+      pending_update_count: await repo.pendingCount(this.db.k, botId, this.clock.now() - KEEP_UPDATES_MS),
+      last_error_date: bot.last_error_at === null ? 0 : Math.floor(bot.last_error_at / 1000),
+      last_error_message: bot.last_error_message ?? '',
+      max_connections: 1,
+    };
+  }
+
+  async answerCallbackQuery(botId: string, callbackId: string, text: string | null, showAlert: boolean): Promise<true> {
+    const query = await repo.findCallbackQuery(this.db.k, callbackId);
+    if (query?.bot_user_id !== botId) throw new AppError(Errors.unknownCallbackQuery);
+    if (!(await repo.answerCallbackQuery(this.db.k, callbackId, { text, showAlert }, this.clock.now()))) {
+      throw new AppError(Errors.unknownCallbackQuery, 'Bad Request: query was already answered');
+    }
+    return true;
+  }
+}
