@@ -95,6 +95,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     done(refused ? new AppError(paramErrorFor(request.url), 'text must not contain U+0000') : undefined);
   });
 
+  // Long polls would hold a stopping server for up to 50 s.
+  app.addHook('preClose', (done) => {
+    s.delivery.endAll();
+    done();
+  });
+
   await app.register(formbody);
   await registerDocs(app, s.config.publicUrl);
 

@@ -64,6 +64,8 @@ export function createServices(deps: ServiceDeps) {
 
   const readsOfUsers = userReads(db);
   const invalidations = new Invalidations(shared.bus);
+  const delivery = new DeliveryService(db, clock, box, shared.bus, invalidations, config);
+  metrics.trackLongPolls(() => delivery.polling);
   const users = new UsersService(readsOfUsers, invalidations, () => clock.now());
   const events = new EventsService(
     db,
@@ -97,7 +99,7 @@ export function createServices(deps: ServiceDeps) {
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
     outbox: new OutboxService(db),
-    delivery: new DeliveryService(db, clock, box, shared.bus, invalidations, config),
+    delivery,
     dispatcher: new WebhookDispatcher(db, clock, box, metrics, config, invalidations),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
   };

@@ -13,6 +13,8 @@ export interface ServerProcess {
   notes: string[];
   /** CPU time (user + system, microseconds) the server process has used so far. */
   cpuMicros(): Promise<number>;
+  /** Resident memory of the server process, in bytes. */
+  rss(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -81,6 +83,12 @@ export async function startServer(name: string, params: Params, options: SpawnOp
       send({ type: 'usage' });
       const m = await usage;
       return m.type === 'usage' ? m.cpuMicros : NaN;
+    },
+    async rss() {
+      const usage = next(child, 'usage', 10_000);
+      send({ type: 'usage' });
+      const m = await usage;
+      return m.type === 'usage' ? m.rss : NaN;
     },
     async stop() {
       if (child.exitCode !== null) return;

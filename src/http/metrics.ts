@@ -1,5 +1,5 @@
 // Prometheus metrics: request counts and latency per route, and operator events per type.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -34,6 +34,21 @@ export class Metrics {
     help: 'Updates dropped unconfirmed after 24 hours (polling and webhook)',
     registers: [this.registry],
   });
+
+  private countLongPolls: () => number = () => 0;
+  readonly longPolls = new Gauge({
+    name: 'long_polls',
+    help: 'getUpdates long polls held open by this instance',
+    registers: [this.registry],
+    collect: () => {
+      this.longPolls.set(this.countLongPolls());
+    },
+  });
+
+  /** Where the long-poll gauge reads its value. */
+  trackLongPolls(count: () => number): void {
+    this.countLongPolls = count;
+  }
 
   constructor(withProcessMetrics = true) {
     if (withProcessMetrics) collectDefaultMetrics({ register: this.registry });

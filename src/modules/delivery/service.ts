@@ -27,6 +27,8 @@ type Outcome = 'update' | 'timeout' | 'terminated';
 interface Waiter {
   pollId: string;
   woken: boolean;
+  /** Another getUpdates (or a webhook) took over: this poll answers 409. */
+  terminated: boolean;
   settle?: (o: Outcome) => void;
 }
 
@@ -72,6 +74,11 @@ export class DeliveryService {
     return this.waiters.size;
   }
 
+  /** Answers every long poll held here at once (with whatever is pending): the server is stopping. */
+  endAll(): void {
+    for (const [botId, waiter] of this.waiters) this.end(botId, waiter, 'timeout');
+  }
+
   private wake(botId: string): void {
     const waiter = this.waiters.get(botId);
     if (waiter === undefined) return;
@@ -82,6 +89,7 @@ export class DeliveryService {
   private end(botId: string, waiter: Waiter, outcome: Outcome): void {
     if (this.waiters.get(botId) === waiter) this.waiters.delete(botId);
     waiter.woken = true;
+    if (outcome === 'terminated') waiter.terminated = true;
     waiter.settle?.(outcome);
   }
 
@@ -89,7 +97,7 @@ export class DeliveryService {
   private claim(botId: string): Waiter {
     const previous = this.waiters.get(botId);
     if (previous !== undefined) this.end(botId, previous, 'terminated');
-    const waiter: Waiter = { pollId: randomBytes(8).toString('hex'), woken: false };
+    const waiter: Waiter = { pollId: randomBytes(8).toString('hex'), woken: false, terminated: false };
     this.waiters.set(botId, waiter);
     this.bus.publish(POLLS, `${botId}\n${waiter.pollId}`);
     return waiter;
@@ -125,7 +133,7 @@ export class DeliveryService {
         if (outcome === 'terminated') throw new AppError(Errors.pollTerminated);
         if (outcome === 'update') rows = await this.read(botId, offset, limit);
       }
-      if (this.waiters.get(botId) !== waiter) throw new AppError(Errors.pollTerminated);
+      if (waiter.terminated) throw new AppError(Errors.pollTerminated);
       const updates = rows.map((r) => ({ id: r.update_id, update: parseStored(r.payload).update }));
       const wanted = p.allowedUpdates;
       const sent = wanted === undefined ? updates : updates.filter((u) => wanted.some((kind) => kind in u.update));
