@@ -1,7 +1,11 @@
 // `npm run bench:delivery`: event-to-bot latency by long polling and by webhook on loopback, and
 // 10,000 idle long polls held by one process with its memory. The server runs in its own process.
 // Settings: BENCH_EVENTS (events per mode, 300), BENCH_POLLS (idle polls, 10000).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startServer, type ServerProcess } from './lib/spawn.js';
 import { median, percentile } from './lib/stats.js';
@@ -117,10 +121,8 @@ async function webhookLatency(server: ServerProcess, info: DeliveryInfo): Promis
   return latencies;
 }
 
-async function longPolls(serverStart: () => Promise<ServerProcess>): Promise<{ before: number; held: number }> {
-  const server = await serverStart();
+async function longPolls(server: ServerProcess, info: DeliveryInfo): Promise<{ before: number; held: number }> {
   try {
-    const info = server.info as DeliveryInfo;
     const before = await server.rss();
     const pollAgent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
     const requests = info.bots.map((b) => {
@@ -163,18 +165,43 @@ async function longPolls(serverStart: () => Promise<ServerProcess>): Promise<{ b
 
 const fmt = (ms: number) => `${ms.toFixed(2)} ms`;
 
+/** Seeds a store with `bots` bots in one process, then serves it from a fresh one. */
+async function serve(bots: number): Promise<{ server: ServerProcess; info: DeliveryInfo; cleanup(): void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-delivery-'));
+  const params = {
+    dir,
+    bots,
+    adminToken: randomBytes(24).toString('hex'),
+    encryptionKey: randomBytes(32).toString('base64'),
+  };
+  const seeder = await startServer('delivery-seed', params);
+  const info = seeder.info as DeliveryInfo;
+  await seeder.stop();
+  const server = await startServer('delivery', params);
+  return {
+    server,
+    info,
+    cleanup: () => {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function main(): Promise<number> {
-  const server = await startServer('delivery', { bots: 2 });
+  const small = await serve(2);
   let poll: number[];
   let hook: number[];
   try {
-    const info = server.info as DeliveryInfo;
-    poll = await pollLatency(server, info);
-    hook = await webhookLatency(server, info);
+    poll = await pollLatency(small.server, small.info);
+    hook = await webhookLatency(small.server, small.info);
   } finally {
-    await server.stop();
+    await small.server.stop();
+    small.cleanup();
   }
-  const mem = await longPolls(() => startServer('delivery', { bots: POLLS }));
+  const large = await serve(POLLS);
+  const mem = await longPolls(large.server, large.info).finally(() => {
+    large.cleanup();
+  });
   const p99 = (v: number[]) => percentile(Float64Array.from(v).sort(), 99);
   const rows = [
     ['long poll', median(poll), p99(poll)],

@@ -1,15 +1,15 @@
-// Our application for the delivery benchmarks: a few users, `bots` bots (five per owner, the
-// limit), webhooks allowed to loopback (WEBHOOK_ALLOW_INSECURE=1), the webhook dispatcher running.
-//   params: bots (default 2), logLevel (default 'warn')
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+// Our application for the delivery benchmarks: webhooks allowed to loopback
+// (WEBHOOK_ALLOW_INSECURE=1), the webhook dispatcher running.
+//   'delivery-seed' creates a store in params.dir with params.bots bots (five per owner, the limit)
+//   and stops: the serving process then starts on that store, as after a restart, so its memory
+//   is the platform's and not the seeding's.
+//   'delivery' serves the store in params.dir (params.adminToken, params.encryptionKey as seeded).
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { boot } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
-import type { ServerKind } from '../lib/types.js';
+import type { Params, ServerKind } from '../lib/types.js';
 
 export interface DeliveryInfo {
   adminToken: string;
@@ -18,25 +18,31 @@ export interface DeliveryInfo {
   bots: { bot_user_id: string; api_key: string }[];
 }
 
-export const deliveryServer: ServerKind = {
-  name: 'delivery',
+const text = (p: Params, key: string): string => {
+  const v = p[key];
+  if (typeof v !== 'string') throw new Error(`param ${key} is required`);
+  return v;
+};
+
+const configOf = (p: Params) =>
+  loadConfig({
+    DATABASE_URL: `sqlite:${join(text(p, 'dir'), 'platform.db')}`,
+    ENCRYPTION_KEY: text(p, 'encryptionKey'),
+    ADMIN_TOKEN: text(p, 'adminToken'),
+    RATE_LIMITS: 'off',
+    WEBHOOK_ALLOW_INSECURE: '1',
+    LOG_LEVEL: 'warn',
+  });
+
+export const deliverySeed: ServerKind = {
+  name: 'delivery-seed',
   async start(params) {
     const botCount = typeof params.bots === 'number' ? params.bots : 2;
-    const dir = mkdtempSync(join(tmpdir(), 'bench-delivery-'));
-    const adminToken = randomBytes(24).toString('hex');
-    const config = loadConfig({
-      DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
-      ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      ADMIN_TOKEN: adminToken,
-      RATE_LIMITS: 'off',
-      WEBHOOK_ALLOW_INSECURE: '1',
-      LOG_LEVEL: typeof params.logLevel === 'string' ? params.logLevel : 'warn',
-    });
-    const booted = await boot(config);
+    const booted = await boot(configOf(params));
     const s = booted.services;
     const owners = Math.ceil(botCount / 5) + 1;
     const users = Array.from({ length: owners }, (_, i) => ({
-      id: `bench-${i}`,
+      id: `bench-user-${i}`,
       type: 'user.upserted',
       data: { user_id: `u${i}`, name: `User ${i}`, wallet_address: `0x${String(i).padStart(40, '0')}`, level: 5 },
     }));
@@ -46,21 +52,29 @@ export const deliveryServer: ServerKind = {
       const b = await s.apps.createBot({ owner_user_id: `u${1 + Math.floor(i / 5)}`, name: `Bot ${i}` });
       bots.push({ bot_user_id: b.bot_user_id, api_key: b.api_key });
     }
+    await booted.close();
+    const info: DeliveryInfo = { adminToken: text(params, 'adminToken'), userId: 'u0', bots };
+    return { port: 0, info, notes: [`seeded ${botCount} bots`], close: () => Promise.resolve() };
+  },
+};
+
+export const deliveryServer: ServerKind = {
+  name: 'delivery',
+  async start(params) {
+    const config = configOf(params);
+    const booted = await boot(config);
+    const s = booted.services;
     const app = await buildApp(s, { logger: { level: config.logLevel } });
     await app.listen({ host: '127.0.0.1', port: 0 });
     s.dispatcher.start();
-    const info: DeliveryInfo = { adminToken, userId: 'u0', bots };
     return {
       port: (app.server.address() as AddressInfo).port,
-      info,
-      notes: [
-        `buildApp on a fresh SQLite file, ${botCount} bots, webhook dispatcher running, logger '${config.logLevel}'`,
-      ],
+      info: null,
+      notes: ['buildApp on the seeded SQLite file, webhook dispatcher running, logger warn'],
       close: async () => {
         await app.close();
         await s.dispatcher.stop();
         await booted.close();
-        rmSync(dir, { recursive: true, force: true });
       },
     };
   },

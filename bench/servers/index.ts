@@ -1,9 +1,9 @@
 // Every server kind a bench case can start, by name.
 import type { ServerKind } from '../lib/types.js';
 import { bareServer } from './bare.js';
-import { deliveryServer } from './delivery.js';
+import { deliveryServer, deliverySeed } from './delivery.js';
 import { platformServer } from './platform.js';
 
 export const servers: Record<string, ServerKind | undefined> = Object.fromEntries(
-  [bareServer, platformServer, deliveryServer].map((s) => [s.name, s]),
+  [bareServer, platformServer, deliverySeed, deliveryServer].map((s) => [s.name, s]),
 );
