@@ -24,6 +24,8 @@ import { momentRoutes } from './modules/moments/routes.js';
 import { activityRoutes } from './modules/activities/routes.js';
 import { botApiRoutes } from './modules/botapi/routes.js';
 import { messagingRoutes } from './modules/messaging/routes.js';
+import { oauthRoutes } from './modules/oauth/routes.js';
+import { paymentRoutes } from './modules/payments/routes.js';
 import type { Services } from './services.js';
 
 declare module 'fastify' {
@@ -111,6 +113,8 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   activityRoutes(app, s);
   messagingRoutes(app, s);
   botApiRoutes(app, s);
+  oauthRoutes(app, s);
+  paymentRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {
     operator.addHook('onRequest', (request, _reply, done) => {

@@ -8,9 +8,19 @@ export interface ErrorDef {
   /** The `error` field of the /openapi/ envelope. */
   readonly error: string;
   readonly message: string;
+  /** Login and token errors answer `{code, data: null, message, success: false}` with this code. */
+  readonly loginCode?: number;
 }
 
 const def = (id: string, status: number, error: string, message: string): ErrorDef => ({ id, status, error, message });
+/** A login-flow error (seed-api.md error codes): HTTP 200 envelope unless `status` says otherwise. */
+const login = (id: string, loginCode: number, message: string, status = 200): ErrorDef => ({
+  id,
+  status,
+  error: status === 200 ? 'OK' : 'Bad Request',
+  message,
+  loginCode,
+});
 
 export const Errors = {
   // /openapi/ authentication and parameters (decisions.md section 1)
@@ -67,6 +77,16 @@ export const Errors = {
   applicationPending: def('application_pending', 409, 'Conflict', 'an application for this permission is pending'),
   permissionHeld: def('permission_held', 409, 'Conflict', 'the bot already holds this permission'),
 
+  // Login (seed-api.md Authorization login; decisions.md section 5)
+  badAppCredentials: login('bad_app_credentials', 401, 'Bad Request', 401),
+  loginRequired: login('login_required', -2001, 'user login validity problem; log in again'),
+  loginParamInvalid: login('login_param_invalid', -2004, 'parameter invalid'),
+  codeExpired: login('code_expired', -2010, 'code expired'),
+  codeInvalid: login('code_invalid', -2011, 'code invalid'),
+  refreshFailed: login('refresh_failed', -2012, 'refreshing the access token failed'),
+  accessTokenExpired: login('access_token_expired', -2013, 'access token expired'),
+  accessTokenInvalid: login('access_token_invalid', -2015, 'access token check failed'),
+
   internal: def('internal_error', 500, 'Internal Server Error', 'internal error'),
 } as const;
 
@@ -104,6 +124,9 @@ export interface Rendered {
 
 export function renderError(surface: Surface, e: AppError): Rendered {
   const { def: d, detail, extra, headers } = e;
+  if (d.loginCode !== undefined && surface !== 'bot') {
+    return { status: d.status, headers, body: { code: d.loginCode, data: null, message: d.message, success: false } };
+  }
   switch (surface) {
     case 'openapi':
       return {

@@ -29,6 +29,9 @@ import { momentReads } from './modules/moments/reads.js';
 import { MomentsService } from './modules/moments/service.js';
 import { ActivitiesService } from './modules/activities/service.js';
 import { MessagingService } from './modules/messaging/service.js';
+import { AccessTokens } from './modules/oauth/jwt.js';
+import { OAuthService } from './modules/oauth/service.js';
+import { PaymentsService } from './modules/payments/service.js';
 import { WebhookDispatcher } from './modules/delivery/dispatcher.js';
 import { DeliveryService } from './modules/delivery/service.js';
 import { UsersService } from './modules/users/service.js';
@@ -64,6 +67,7 @@ export function createServices(deps: ServiceDeps) {
 
   const readsOfUsers = userReads(db);
   const invalidations = new Invalidations(shared.bus);
+  const oauth = new OAuthService(db, clock, box, new AccessTokens(deps.encryptionKey), config);
   const delivery = new DeliveryService(db, clock, box, shared.bus, invalidations, config);
   metrics.trackLongPolls(() => delivery.polling);
   const users = new UsersService(readsOfUsers, invalidations, () => clock.now());
@@ -101,6 +105,8 @@ export function createServices(deps: ServiceDeps) {
     outbox: new OutboxService(db),
     delivery,
     dispatcher: new WebhookDispatcher(db, clock, box, metrics, config, invalidations),
+    oauth,
+    payments: new PaymentsService(db, clock, oauth, config),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
   };
 }

@@ -8,7 +8,7 @@ import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/hook.js';
 import { parseKeyboard } from '../messaging/keyboard.js';
 import type { Content } from '../messaging/service.js';
-import { botParams } from './params.js';
+import { requestParams } from '../../http/params.js';
 import {
   AnswerCallbackParams,
   BotEnvelope,
@@ -61,7 +61,7 @@ export function botApiRoutes(app: App, s: Services): void {
     done(await s.bots.me(bot(request).botId)),
   );
 
-  const sendParams = botParams(SendMessageParams);
+  const sendParams = requestParams(SendMessageParams);
   app.post(
     '/openapi/bot/sendMessage',
     method('Send a message to a private chat or a group', MessageSchema),
@@ -82,7 +82,7 @@ export function botApiRoutes(app: App, s: Services): void {
     },
   );
 
-  const fansParams = botParams(SendToFansParams);
+  const fansParams = requestParams(SendToFansParams);
   app.post(
     '/openapi/bot/sendMessageToFans',
     method(
@@ -92,7 +92,7 @@ export function botApiRoutes(app: App, s: Services): void {
     async (request) => done(await s.messaging.sendToFans(bot(request).credential, content(fansParams(request)))),
   );
 
-  const editParams = botParams(EditMessageParams);
+  const editParams = requestParams(EditMessageParams);
   for (const name of ['editMessageText', 'editMessage']) {
     app.post(`/openapi/bot/${name}`, method("Edit one of the bot's own messages", MessageSchema), async (request) => {
       const { credential } = bot(request);
@@ -102,7 +102,7 @@ export function botApiRoutes(app: App, s: Services): void {
     });
   }
 
-  const pollParams = botParams(GetUpdatesParams);
+  const pollParams = requestParams(GetUpdatesParams);
   app.post(
     '/openapi/bot/getUpdates',
     method('Updates waiting for the bot (long polling)', Type.Array(UpdateSchema)),
@@ -118,7 +118,7 @@ export function botApiRoutes(app: App, s: Services): void {
     },
   );
 
-  const webhookParams = botParams(SetWebhookParams);
+  const webhookParams = requestParams(SetWebhookParams);
   app.post(
     '/openapi/bot/setWebhook',
     method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet),
@@ -135,7 +135,7 @@ export function botApiRoutes(app: App, s: Services): void {
     },
   );
 
-  const deleteParams = botParams(DeleteWebhookParams);
+  const deleteParams = requestParams(DeleteWebhookParams);
   app.post(
     '/openapi/bot/deleteWebhook',
     method('Stop the webhook and receive by long polling again', Type.Literal(true)),
@@ -147,7 +147,7 @@ export function botApiRoutes(app: App, s: Services): void {
     done(await s.delivery.webhookInfo(bot(request).botId)),
   );
 
-  const answerParams = botParams(AnswerCallbackParams);
+  const answerParams = requestParams(AnswerCallbackParams);
   for (const path of ['/openapi/answerCallbackQuery', '/openapi/bot/answerCallbackQuery']) {
     app.post(path, method('Answer a button press (callback_query)', Type.Literal(true)), async (request) => {
       const p = answerParams(request);

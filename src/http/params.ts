@@ -1,9 +1,10 @@
-// Bot method parameters arrive as a form, as JSON or in the query string (decisions.md section 2).
+// Parameters that may arrive as a form, as JSON or in the query string (bot methods, decisions.md
+// section 2; token endpoints, section 5).
 // They are merged, structured fields given as JSON text are decoded, then checked with coercion.
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import { AppError, Errors } from '../../errors.js';
-import { compileCoercing, describeValidation } from '../../http/validation.js';
+import { AppError, Errors } from '../errors.js';
+import { compileCoercing, describeValidation } from './validation.js';
 
 /** Fields that carry JSON inside a form field; the literal `null` and `[]` mean "not given". */
 const STRUCTURED = new Set(['reply_markup', 'mention_ids', 'allowed_updates']);
@@ -35,7 +36,7 @@ function decode(raw: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** A reader of one method's parameters from a request; throws a parameter error naming the field. */
-export function botParams<S extends TSchema>(schema: S): (request: FastifyRequest) => Static<S> {
+export function requestParams<S extends TSchema>(schema: S): (request: FastifyRequest) => Static<S> {
   const validate = compileCoercing(schema);
   return (request) => {
     const merged = decode({

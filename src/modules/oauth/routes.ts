@@ -1,0 +1,101 @@
+// Token endpoints of the login flow and the Token-header user endpoints.
+import { Type } from 'typebox';
+import { AppError, Errors } from '../../errors.js';
+import { apiErrors, Envelope, ok } from '../../http/envelope.js';
+import { requestParams } from '../../http/params.js';
+import type { App } from '../../http/types.js';
+import type { Services } from '../../services.js';
+import { publicView } from '../users/service.js';
+import { PublicUser } from '../users/schema.js';
+import {
+  AccessTokenParams,
+  LoginFailure,
+  RefreshTokenParams,
+  TokenFollowersQuery,
+  TokenHeaders,
+  TokenRecord,
+  TokenUserQuery,
+  UserWithLevel,
+} from './schema.js';
+
+const tags = ['Authorization login'];
+const loginResponses = <D extends Parameters<typeof Envelope>[0]>(data: D) => ({
+  200: Type.Union([Envelope(data), LoginFailure]),
+  401: Type.Union([LoginFailure, apiErrors[401]]),
+});
+
+export function oauthRoutes(app: App, s: Services): void {
+  const exchangeParams = requestParams(AccessTokenParams);
+  const refreshParams = requestParams(RefreshTokenParams);
+  const description = 'Parameters in the query string or the body (form or JSON); GET and POST alike.';
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/openapi/oauth2/access_token',
+    schema: {
+      tags,
+      summary: 'Exchange an authorization code for tokens',
+      description,
+      response: loginResponses(TokenRecord),
+    },
+    handler: async (request) => {
+      const p = exchangeParams(request);
+      if (p.grant_type !== 'authorization_code')
+        throw new AppError(Errors.loginParamInvalid, 'grant_type: authorization_code');
+      return ok(1, await s.oauth.exchangeCode(p));
+    },
+  });
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/openapi/oauth2/refresh_token',
+    schema: {
+      tags,
+      summary: 'Renew the access token (the refresh token rotates)',
+      description,
+      response: loginResponses(TokenRecord),
+    },
+    handler: async (request) => {
+      const p = refreshParams(request);
+      if (p.grant_type !== 'refresh_token') throw new AppError(Errors.loginParamInvalid, 'grant_type: refresh_token');
+      return ok(1, await s.oauth.refresh(p));
+    },
+  });
+
+  app.post(
+    '/openapi/user/info',
+    {
+      schema: {
+        tags: ['User information'],
+        summary: 'The authorized user, with level (header access_token)',
+        headers: TokenHeaders,
+        querystring: TokenUserQuery,
+        response: loginResponses(UserWithLevel),
+      },
+    },
+    async (request) => {
+      await s.oauth.authorizeToken(request.headers.access_token, request.query.user_id);
+      const u = await s.users.record(request.query.user_id);
+      if (u === undefined) throw new AppError(Errors.loginRequired);
+      return ok(1, { ...publicView(u), level: u.level, level_icon: u.level_icon });
+    },
+  );
+
+  app.post(
+    '/openapi/user/followers',
+    {
+      schema: {
+        tags: ['User information'],
+        summary: 'Followers of the authorized user, newest first (header access_token)',
+        headers: TokenHeaders,
+        querystring: TokenFollowersQuery,
+        response: loginResponses(Type.Array(PublicUser)),
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      await s.oauth.authorizeToken(request.headers.access_token, q.user_id);
+      return ok(1, await s.users.followers(q.user_id, q.page, q.size));
+    },
+  );
+}

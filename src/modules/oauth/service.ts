@@ -1,0 +1,158 @@
+// OAuth 2.0 authorization-code login: codes (single use, bound to app, user and redirect URI),
+// JWT access tokens, rotating refresh tokens in families (reuse revokes the family), and the
+// checks of Token-header calls. Rules of decisions.md section 5.
+import type { Config } from '../../config.js';
+import type { Db } from '../../db/connect.js';
+import { AppError, Errors } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { safeEqual, sha256Hex, type SecretBox } from '../../lib/crypto.js';
+import { newId, newSecretToken } from '../../lib/ids.js';
+import { findApp, redirectUris } from '../apps/repo.js';
+import type { AccessTokens } from './jwt.js';
+import * as repo from './repo.js';
+
+export const SCOPES = ['moment', 'payment'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface TokenRecord {
+  access_token: string;
+  expires_in: number;
+  refresh_token: string;
+  token_type: string;
+}
+
+export interface AppRef {
+  app_id: string;
+  name: string;
+  owner_user_id: string;
+}
+
+export class OAuthService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly box: SecretBox,
+    private readonly tokens: AccessTokens,
+    private readonly config: Pick<Config, 'authCodeTtlS' | 'accessTokenTtlS' | 'refreshTokenTtlS'>,
+  ) {}
+
+  /** The app, when `appSecret` is its App Secret (compared in constant time). */
+  async checkApp(appId: string, appSecret: string): Promise<AppRef | undefined> {
+    const app = await findApp(this.db.k, appId);
+    if (app === undefined || app.disabled === 1) return undefined;
+    return safeEqual(this.box.open(app.app_secret_enc), appSecret) ? app : undefined;
+  }
+
+  /** The app and whether `redirectUri` is one it registered, character for character. */
+  async appForRedirect(appId: string, redirectUri: string): Promise<AppRef | undefined> {
+    const app = await findApp(this.db.k, appId);
+    if (app === undefined || app.disabled === 1) return undefined;
+    return (await redirectUris(this.db.k, appId)).includes(redirectUri) ? app : undefined;
+  }
+
+  /** After the user allowed: a code for the app's server to exchange. */
+  async issueCode(app: AppRef, userId: string, redirectUri: string, scope: Scope): Promise<string> {
+    const code = newSecretToken();
+    const now = this.clock.now();
+    await repo.insertCode(
+      this.db.k,
+      {
+        code_hash: sha256Hex(code),
+        app_id: app.app_id,
+        user_id: userId,
+        redirect_uri: redirectUri,
+        scope,
+        family_id: newId('tf'),
+        expires_at: now + this.config.authCodeTtlS * 1000,
+      },
+      now,
+    );
+    return code;
+  }
+
+  private async issue(family: { family_id: string; app_id: string; user_id: string; scope: string }, now: number) {
+    const refresh = newSecretToken();
+    await repo.insertRefresh(
+      this.db.k,
+      {
+        token_hash: sha256Hex(refresh),
+        family_id: family.family_id,
+        expires_at: now + this.config.refreshTokenTtlS * 1000,
+      },
+      now,
+    );
+    const access = await this.tokens.sign(
+      { userId: family.user_id, appId: family.app_id, scope: family.scope, familyId: family.family_id },
+      now,
+      this.config.accessTokenTtlS,
+    );
+    const record: TokenRecord = {
+      access_token: access,
+      expires_in: this.config.accessTokenTtlS,
+      refresh_token: refresh,
+      token_type: '',
+    };
+    return record;
+  }
+
+  async exchangeCode(p: { code: string; app_id: string; app_secret: string; user_id: string }): Promise<TokenRecord> {
+    if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
+    const now = this.clock.now();
+    const hash = sha256Hex(p.code);
+    const code = await repo.findCode(this.db.k, hash);
+    if (code?.app_id !== p.app_id) throw new AppError(Errors.codeInvalid);
+    if (code.used_at !== null) {
+      // A second use: someone replays the code; everything the first use issued is revoked.
+      await repo.revokeFamily(this.db.k, code.family_id, now);
+      throw new AppError(Errors.codeInvalid);
+    }
+    if (code.expires_at <= now) throw new AppError(Errors.codeExpired);
+    if (code.user_id !== p.user_id) throw new AppError(Errors.loginParamInvalid, 'user_id does not match the code');
+    const family = { family_id: code.family_id, app_id: code.app_id, user_id: code.user_id, scope: code.scope };
+    const won = await this.db.k.transaction().execute(async (tx) => {
+      if (!(await repo.useCode(tx, hash, now))) return false;
+      await repo.insertFamily(tx, family, now);
+      return true;
+    });
+    if (!won) {
+      await repo.revokeFamily(this.db.k, code.family_id, now);
+      throw new AppError(Errors.codeInvalid);
+    }
+    return this.issue(family, now);
+  }
+
+  async refresh(p: {
+    refresh_token: string;
+    app_id: string;
+    app_secret: string;
+    user_id: string;
+  }): Promise<TokenRecord> {
+    if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
+    const now = this.clock.now();
+    const hash = sha256Hex(p.refresh_token);
+    const token = await repo.findRefresh(this.db.k, hash);
+    const family = token === undefined ? undefined : await repo.findFamily(this.db.k, token.family_id);
+    if (token === undefined || family === undefined) throw new AppError(Errors.refreshFailed);
+    if (family.app_id !== p.app_id || family.user_id !== p.user_id) throw new AppError(Errors.refreshFailed);
+    if (family.revoked_at !== null || token.expires_at <= now) throw new AppError(Errors.refreshFailed);
+    // Rotation: each refresh token works once; a second use means it leaked, so the family ends.
+    if (!(await repo.useRefresh(this.db.k, hash, now))) {
+      await repo.revokeFamily(this.db.k, family.family_id, now);
+      throw new AppError(Errors.refreshFailed);
+    }
+    return this.issue(family, now);
+  }
+
+  /** A Token-header call: the token must be live, of a live family, and for `userId`. */
+  async authorizeToken(accessToken: string | undefined, userId: string) {
+    if (accessToken === undefined || accessToken === '') throw new AppError(Errors.accessTokenInvalid);
+    const verified = await this.tokens.verify(accessToken, this.clock.now());
+    if (!verified.ok) {
+      throw new AppError(verified.reason === 'expired' ? Errors.accessTokenExpired : Errors.accessTokenInvalid);
+    }
+    const family = await repo.findFamily(this.db.k, verified.claims.familyId);
+    if (family === undefined || family.revoked_at !== null) throw new AppError(Errors.accessTokenInvalid);
+    if (verified.claims.userId !== userId) throw new AppError(Errors.loginRequired);
+    return verified.claims;
+  }
+}
