@@ -2,6 +2,7 @@
 import type { BenchCase } from '../lib/types.js';
 import { groupSendCase } from './group-send.js';
 import { scalingCase } from './scaling.js';
+import { transfersCase } from './transfers.js';
 import { userInfoCase } from './user-info.js';
 
-export const cases: readonly BenchCase[] = [userInfoCase, groupSendCase, scalingCase];
+export const cases: readonly BenchCase[] = [userInfoCase, groupSendCase, scalingCase, transfersCase];

@@ -1,15 +1,17 @@
 // Child process entry: starts one registered server and talks to the runner over IPC.
 //   argv: <server name> <params as JSON>
 //   sends {type:'ready', port, info, notes} | {type:'failed', error}; answers {type:'usage'} with
-//   the process's CPU time; {type:'stop'} closes the server and exits.
+//   the process's CPU time; {type:'report'} with the server's report after the rounds (empty when
+//   it has none); {type:'stop'} closes the server and exits.
 import { servers } from '../servers/index.js';
-import type { Params } from './types.js';
+import type { Params, ServerReport } from './types.js';
 
-export type ToChild = { type: 'usage' } | { type: 'stop' };
+export type ToChild = { type: 'usage' } | { type: 'report' } | { type: 'stop' };
 export type FromChild =
   | { type: 'ready'; port: number; info: unknown; notes: string[] }
   | { type: 'failed'; error: string }
-  | { type: 'usage'; cpuMicros: number; rss: number };
+  | { type: 'usage'; cpuMicros: number; rss: number }
+  | ({ type: 'report' } & ServerReport);
 
 const send = (m: FromChild) => process.send?.(m);
 
@@ -22,6 +24,11 @@ async function main(): Promise<void> {
     if (m.type === 'usage') {
       const cpu = process.cpuUsage();
       send({ type: 'usage', cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+    } else if (m.type === 'report') {
+      void (started.report?.() ?? Promise.resolve({ notes: [], values: {} })).then(
+        (r) => send({ type: 'report', ...r }),
+        (e: unknown) => send({ type: 'failed', error: e instanceof Error ? (e.stack ?? e.message) : String(e) }),
+      );
     } else {
       void started.close().finally(() => process.exit(0));
     }

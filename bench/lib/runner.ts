@@ -3,7 +3,7 @@
 import { runLoad } from './load.js';
 import { startServer, type ServerProcess } from './spawn.js';
 import { median, round2 } from './stats.js';
-import type { BenchCase, CaseResult, Round, Target, TargetResult } from './types.js';
+import type { BenchCase, CaseResult, Round, ServerReport, Target, TargetResult } from './types.js';
 
 export interface RunSettings {
   durationS: number;
@@ -24,11 +24,18 @@ interface Running {
 async function measure(r: Running, s: RunSettings, durationS: number): Promise<Round> {
   const cpuBefore = await r.server.cpuMicros();
   const loadBefore = process.cpuUsage();
+  const supply = r.target.supply?.(r.server.info);
+  // A supply of one-shot requests is shared by the warm-up and the rounds in proportion to their time.
+  const amount =
+    supply === undefined
+      ? undefined
+      : Math.max(s.connections, Math.floor((supply * durationS) / (s.warmupS + s.rounds * s.durationS)));
   const load = await runLoad({
     port: r.server.port,
     requests: r.target.requests(r.server.info),
     connections: s.connections,
     durationS,
+    ...(amount !== undefined ? { amount } : {}),
   });
   const loadCpu = process.cpuUsage(loadBefore);
   const cpuAfter = await r.server.cpuMicros();
@@ -67,6 +74,7 @@ export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult>
   const running: Running[] = [];
   // Targets naming the same server and params share one process (and its seeded data).
   const servers = new Map<string, ServerProcess>();
+  const reports = new Map<ServerProcess, ServerReport>();
   const settings = { ...s, connections: c.connections ?? s.connections };
   try {
     for (const target of c.targets) {
@@ -98,17 +106,22 @@ export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult>
         );
       }
     }
+    for (const server of new Set(running.map((r) => r.server))) reports.set(server, await server.report());
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()));
   }
-  const targets: TargetResult[] = running.map((r) => ({
-    label: r.target.label,
-    server: r.target.server,
-    params: r.target.params ?? {},
-    notes: r.server.notes,
-    rounds: r.rounds,
-    median: summarize(r.rounds),
-  }));
+  const targets: TargetResult[] = running.map((r) => {
+    const report = reports.get(r.server);
+    return {
+      label: r.target.label,
+      server: r.target.server,
+      params: r.target.params ?? {},
+      notes: [...r.server.notes, ...(report?.notes ?? [])],
+      rounds: r.rounds,
+      median: summarize(r.rounds),
+      ...(report !== undefined && Object.keys(report.values).length > 0 ? { report: report.values } : {}),
+    };
+  });
   return {
     name: c.name,
     description: c.description,

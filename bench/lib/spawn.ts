@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FromChild, ToChild } from './child.js';
-import type { Params } from './types.js';
+import type { Params, ServerReport } from './types.js';
 
 export interface ServerProcess {
   port: number;
@@ -15,6 +15,8 @@ export interface ServerProcess {
   cpuMicros(): Promise<number>;
   /** Resident memory of the server process, in bytes. */
   rss(): Promise<number>;
+  /** The server's report after the rounds (empty when it gives none). */
+  report(): Promise<ServerReport>;
   stop(): Promise<void>;
 }
 
@@ -89,6 +91,12 @@ export async function startServer(name: string, params: Params, options: SpawnOp
       send({ type: 'usage' });
       const m = await usage;
       return m.type === 'usage' ? m.rss : NaN;
+    },
+    async report() {
+      const answer = next(child, 'report', 120_000);
+      send({ type: 'report' });
+      const m = await answer;
+      return m.type === 'report' ? { notes: m.notes, values: m.values } : { notes: [], values: {} };
     },
     async stop() {
       if (child.exitCode !== null) return;

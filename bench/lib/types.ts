@@ -10,7 +10,15 @@ export interface StartedServer {
   info: unknown;
   /** Lines describing the setup, printed with the results (settings, data loaded). */
   notes: string[];
+  /** What the server finds after the last round (e.g. consistency checks of its store). */
+  report?(): Promise<ServerReport>;
   close(): Promise<void>;
+}
+
+/** A server's account of itself after the rounds: lines for the table and figures for `checks`. */
+export interface ServerReport {
+  notes: string[];
+  values: Record<string, number>;
 }
 
 /** A kind of server, registered in bench/servers/index.ts; `start` runs in the child process. */
@@ -28,6 +36,13 @@ export interface Target {
   params?: Params;
   /** Runs in the load generator: the requests, built per request through `setupRequest`. */
   requests(info: unknown): autocannon.Request[];
+  /**
+   * For requests that each use up something the server prepared (one-time tokens): how many there
+   * are. The warm-up and each round then send a fixed share of them (autocannon `amount`, in
+   * proportion to their durations) instead of running for a duration, so each is sent once, and
+   * req/s is requests / elapsed seconds.
+   */
+  supply?(info: unknown): number;
 }
 
 /** What one round against one target measured. */
@@ -56,6 +71,8 @@ export interface TargetResult {
   rounds: Round[];
   /** Medians over the rounds; non2xx, errors and timeouts are summed. */
   median: Round;
+  /** The server's report after the rounds (ServerReport.values), when it gives one. */
+  report?: Record<string, number>;
 }
 
 export interface Check {

@@ -42,8 +42,16 @@ export class PaymentsService {
     private readonly config: Pick<Config, 'paymentTokenTtlS'>,
   ) {}
 
-  /** Checks a payment request as the authorize page receives it; returns it in hundredths. */
-  async validate(userId: string, p: PaymentRequest): Promise<{ cents: number; payer: string; receiver: string }> {
+  /**
+   * Checks a payment request as the authorize page receives it; returns it in hundredths. With
+   * `app`, the other side must be the developer's user (the app's owner): otherwise a `receive`
+   * order would take points from a user who never consented.
+   */
+  async validate(
+    userId: string,
+    p: PaymentRequest,
+    app?: AppRef,
+  ): Promise<{ cents: number; payer: string; receiver: string }> {
     const cents = toCents(p.amount);
     const bad = (detail: string) => new AppError(Errors.loginParamInvalid, detail);
     if (cents === undefined || cents <= 0) throw bad('amount: greater than 0, at most two decimals');
@@ -52,6 +60,10 @@ export class PaymentsService {
     const mine = p.pay_type === 'send' ? p.payer_user_id : p.receiver_user_id;
     if (mine !== userId) throw bad(`${p.pay_type === 'send' ? 'payer_user_id' : 'receiver_user_id'}: must be you`);
     if (p.payer_user_id === p.receiver_user_id) throw bad('payer and receiver are the same user');
+    const theirs = p.pay_type === 'send' ? p.receiver_user_id : p.payer_user_id;
+    if (app !== undefined && theirs !== app.owner_user_id) {
+      throw bad(`${p.pay_type === 'send' ? 'receiver_user_id' : 'payer_user_id'}: must be the developer's user`);
+    }
     if (!(await usersExist(this.db.k, [p.payer_user_id, p.receiver_user_id]))) throw bad('unknown payer or receiver');
     if (p.pay_info.length > 1024) throw bad('pay_info: at most 1024 characters');
     return { cents, payer: p.payer_user_id, receiver: p.receiver_user_id };
@@ -59,7 +71,7 @@ export class PaymentsService {
 
   /** After the user confirmed: the serial and its one-time token (valid PAYMENT_TOKEN_TTL_S). */
   async authorize(app: AppRef, userId: string, p: PaymentRequest) {
-    const { cents, payer, receiver } = await this.validate(userId, p);
+    const { cents, payer, receiver } = await this.validate(userId, p, app);
     const token = newSecretToken();
     const serial = newId('pay');
     const now = this.clock.now();
