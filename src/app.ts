@@ -24,6 +24,7 @@ import { momentRoutes } from './modules/moments/routes.js';
 import { activityRoutes } from './modules/activities/routes.js';
 import { botApiRoutes } from './modules/botapi/routes.js';
 import { messagingRoutes } from './modules/messaging/routes.js';
+import { authorizePageRoutes } from './modules/oauth/page-routes.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { paymentRoutes } from './modules/payments/routes.js';
 import type { Services } from './services.js';
@@ -114,6 +115,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   messagingRoutes(app, s);
   botApiRoutes(app, s);
   oauthRoutes(app, s);
+  authorizePageRoutes(app, s);
   paymentRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {

@@ -1,0 +1,313 @@
+// GET and POST /oauth/authorize: the page where a signed-in user allows or cancels an app's login
+// (seed-api.md "Authorization login") or payment ("Authorized payment"); decisions.md section 5.
+//
+// CSRF: a random key lives in the `op_csrf` cookie (HttpOnly, SameSite=Strict, Path=/oauth) and
+// the form carries HMAC-SHA256(key, session cookie value). A cross-site form cannot read or send
+// the key; and someone able to plant a cookie still cannot compute the token without the victim's
+// session. It needs no server-side state or shared secret, so it works across instances.
+import { createHmac } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toAppError } from '../../http/errors.js';
+import type { App } from '../../http/types.js';
+import { safeEqual } from '../../lib/crypto.js';
+import { newSecretToken } from '../../lib/ids.js';
+import { hasNul } from '../../lib/nul.js';
+import type { Services } from '../../services.js';
+import { SOURCE, type PaymentRequest } from '../payments/service.js';
+import { SESSION_COOKIE } from '../sessions/service.js';
+import { consentPage, errorPage, openInAppPage, pageHeaders, parseUrl, type Party } from './page.js';
+import { SCOPES, type AppRef, type Scope } from './service.js';
+
+export const AUTHORIZE_PATH = '/oauth/authorize';
+export const CSRF_COOKIE = 'op_csrf';
+/** Form field of the CSRF token. */
+export const CSRF_FIELD = 'csrf';
+
+/** The request's parameters; the form posts back those that were given. */
+const REQUEST_FIELDS = [
+  'redirect_uri',
+  'app_id',
+  'scope',
+  'grant_type',
+  'response_type',
+  'state',
+  'pay_info',
+  'amount',
+  'payer_user_id',
+  'receiver_user_id',
+  'pay_type',
+] as const;
+const PAYMENT_FIELDS = ['amount', 'payer_user_id', 'receiver_user_id', 'pay_type', 'pay_info'] as const;
+const SINGLE_FIELDS = new Set<string>([...REQUEST_FIELDS, CSRF_FIELD, 'action']);
+
+/** A key as newSecretToken makes them: 32 random bytes, base64url. */
+const CSRF_KEY = /^[\w-]{43}$/;
+
+const CANT = "This request can't be completed";
+
+/** A problem shown to the user as an error page with this status. */
+class PageProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly heading: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const invalid = (message: string) => new PageProblem(400, CANT, message);
+
+type Fields = Partial<Record<string, string>>;
+
+/** Query or form fields as strings; a known field given twice is refused rather than guessed. */
+function fieldsOf(input: unknown): Fields {
+  const out: Fields = {};
+  if (typeof input !== 'object' || input === null) return out;
+  for (const [key, value] of Object.entries(input)) {
+    if (typeof value === 'string') out[key] = value;
+    else if (SINGLE_FIELDS.has(key)) throw invalid(`${key} is given more than once.`);
+  }
+  if (hasNul(out)) throw invalid('A parameter contains the character U+0000.');
+  return out;
+}
+
+const isScope = (v: string): v is Scope => (SCOPES as readonly string[]).includes(v);
+
+interface AuthorizeRequest {
+  app: AppRef;
+  redirectUri: string;
+  scope: Scope;
+  /** Present for grant_type onetime_token. */
+  payment: PaymentRequest | undefined;
+  state: string | undefined;
+  /** The request's own parameters, for the form to post back. */
+  given: Record<string, string>;
+}
+
+/**
+ * Checks what needs no signed-in user. The app and its redirect URI come first: until both are
+ * known good, nothing may redirect.
+ */
+async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
+  const { app_id: appId, redirect_uri: redirectUri, scope, grant_type: grant } = f;
+  if (appId === undefined || appId === '') throw invalid('app_id is missing.');
+  if (redirectUri === undefined || redirectUri === '') throw invalid('redirect_uri is missing.');
+  const app = await s.oauth.appForRedirect(appId, redirectUri);
+  if (app === undefined) {
+    throw invalid(
+      'The app is unknown, or redirect_uri is not an address registered for it (it must match character for character).',
+    );
+  }
+  if (scope === undefined || !isScope(scope)) throw invalid('scope must be moment or payment.');
+  if (grant !== 'authorization_code' && grant !== 'onetime_token') {
+    throw invalid('grant_type must be authorization_code or onetime_token.');
+  }
+  if (grant === 'onetime_token' && scope !== 'payment') throw invalid('grant_type onetime_token needs scope payment.');
+  if (f.response_type !== undefined && f.response_type !== 'code') throw invalid('response_type must be code.');
+  let payment: PaymentRequest | undefined;
+  if (grant === 'onetime_token') {
+    const missing = PAYMENT_FIELDS.filter((k) => f[k] === undefined);
+    if (missing.length > 0) throw invalid(`A payment needs ${missing.join(', ')}.`);
+    payment = {
+      amount: f.amount ?? '',
+      payer_user_id: f.payer_user_id ?? '',
+      receiver_user_id: f.receiver_user_id ?? '',
+      pay_type: f.pay_type ?? '',
+      pay_info: f.pay_info ?? '',
+    };
+  }
+  const given: Record<string, string> = {};
+  for (const k of REQUEST_FIELDS) {
+    const v = f[k];
+    if (v !== undefined) given[k] = v;
+  }
+  return { app, redirectUri, scope, payment, state: f.state, given };
+}
+
+/**
+ * The redirect URI with parameters appended. Its own query is kept byte for byte (re-encoding it
+ * could break a client that signs its callback URL); a fragment stays last.
+ */
+export function withParams(uri: string, params: Readonly<Record<string, string | undefined>>): string {
+  const hashAt = uri.indexOf('#');
+  const base = hashAt < 0 ? uri : uri.slice(0, hashAt);
+  const fragment = hashAt < 0 ? '' : uri.slice(hashAt);
+  const pairs = Object.entries(params).flatMap(([k, v]) =>
+    v === undefined ? [] : [`${encodeURIComponent(k)}=${encodeURIComponent(v)}`],
+  );
+  const separator = !base.includes('?') ? '?' : /[?&]$/.test(base) ? '' : '&';
+  const joined = `${base}${separator}${pairs.join('&')}${fragment}`;
+  // href percent-encodes whatever a registered URI holds that a Location header cannot.
+  return parseUrl(joined)?.href ?? joined;
+}
+
+export const csrfToken = (key: string, session: string): string =>
+  createHmac('sha256', key).update(session).digest('base64url');
+
+function csrfValid(key: string | undefined, session: string, given: string | undefined): boolean {
+  return key !== undefined && CSRF_KEY.test(key) && given !== undefined && safeEqual(csrfToken(key, session), given);
+}
+
+/**
+ * The two cookies this page reads. Both hold base64url text, so no decoding is needed; the first
+ * of a repeated name wins, as in browsers' own ordering (most specific path first).
+ */
+function cookiesOf(request: FastifyRequest): { session?: string; csrfKey?: string } {
+  const found = new Map<string, string>();
+  for (const pair of (request.headers.cookie ?? '').split(';')) {
+    const at = pair.indexOf('=');
+    if (at < 0) continue;
+    const name = pair.slice(0, at).trim();
+    if (!found.has(name)) found.set(name, pair.slice(at + 1).trim());
+  }
+  const session = found.get(SESSION_COOKIE);
+  const csrfKey = found.get(CSRF_COOKIE);
+  return { ...(session !== undefined ? { session } : {}), ...(csrfKey !== undefined ? { csrfKey } : {}) };
+}
+
+function setPageHeaders(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  void reply.headers(pageHeaders());
+  done();
+}
+
+/** Every failure of these routes, body parsing included, answers as a page, never as JSON. */
+function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  let status: number;
+  let heading = CANT;
+  let message: string;
+  if (error instanceof PageProblem) {
+    ({ status, heading, message } = error);
+  } else {
+    const e = toAppError(error, request.url);
+    // Login-flow errors (PaymentsService.validate) carry HTTP 200 for the JSON API; here they are a bad request.
+    status = e.def.loginCode !== undefined ? 400 : e.def.status;
+    message =
+      e.def.loginCode !== undefined
+        ? `The payment request is invalid (${e.detail ?? e.def.message}).`
+        : `${e.detail ?? e.def.message}.`;
+    if (status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'request failed');
+      heading = 'Something went wrong';
+      message = 'The request could not be completed. Please try again in a moment.';
+    }
+  }
+  void reply.code(status).headers(pageHeaders()).send(errorPage(heading, message));
+}
+
+/** Hundredths as the page shows them: 2550 -> "25.50", 1200 -> "12" (two decimals or none, like money). */
+export const pointsText = (cents: number): string =>
+  cents % 100 === 0 ? String(cents / 100) : `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+
+const tags = ['Authorization login', 'Authorized payment'];
+
+export function authorizePageRoutes(app: App, s: Services): void {
+  const secureCookie = s.config.publicUrl.startsWith('https://');
+
+  const party = async (userId: string): Promise<Party> => ({
+    userId,
+    name: (await s.users.record(userId))?.name ?? userId,
+  });
+
+  app.get(
+    AUTHORIZE_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'The authorization page (HTML) the user opens in the application',
+        description:
+          'Query: redirect_uri, app_id, scope (moment or payment), grant_type (authorization_code, or onetime_token ' +
+          'for a payment), response_type?, state?, pay_info?; for a payment also amount, payer_user_id, ' +
+          'receiver_user_id, pay_type (send or receive). Needs the op_session cookie; errors are pages that never redirect.',
+      },
+      config: { checksNul: true },
+      onRequest: setPageHeaders,
+      errorHandler: pageError,
+    },
+    async (request, reply) => {
+      const r = await parseRequest(s, fieldsOf(request.query));
+      const { session, csrfKey } = cookiesOf(request);
+      const userId = await s.sessions.userOf(session);
+      if (userId === undefined || session === undefined) return reply.send(openInAppPage(r.app.name));
+
+      let payment: Parameters<typeof consentPage>[0]['payment'];
+      if (r.payment !== undefined) {
+        const checked = await s.payments.validate(userId, r.payment, r.app);
+        payment = {
+          payType: r.payment.pay_type === 'send' ? 'send' : 'receive',
+          amount: pointsText(checked.cents),
+          payer: await party(checked.payer),
+          receiver: await party(checked.receiver),
+          payInfo: r.payment.pay_info,
+        };
+      }
+      // Reusing a key already set keeps forms open in other tabs valid.
+      const key = csrfKey !== undefined && CSRF_KEY.test(csrfKey) ? csrfKey : newSecretToken();
+      const cookie = `${CSRF_COOKIE}=${key}; Path=/oauth; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
+      return reply
+        .headers(pageHeaders(r.redirectUri))
+        .header('set-cookie', cookie)
+        .send(
+          consentPage({
+            appName: r.app.name,
+            user: await party(userId),
+            scope: r.scope,
+            returnHost: parseUrl(r.redirectUri)?.host ?? r.redirectUri,
+            hidden: { ...r.given, [CSRF_FIELD]: csrfToken(key, session) },
+            ...(payment !== undefined ? { payment } : {}),
+          }),
+        );
+    },
+  );
+
+  app.post(
+    AUTHORIZE_PATH,
+    {
+      schema: {
+        tags,
+        summary: 'The answer of the authorization page (form): action allow or cancel',
+        description:
+          'The page form: the request parameters, csrf and action. Redirects (302) to redirect_uri with code, ' +
+          'userId and source (login), code, serial_id and source (payment), or error=access_denied; state when given.',
+      },
+      config: { checksNul: true },
+      onRequest: setPageHeaders,
+      errorHandler: pageError,
+    },
+    async (request, reply) => {
+      const f = fieldsOf(request.body);
+      const { session, csrfKey } = cookiesOf(request);
+      const userId = await s.sessions.userOf(session);
+      if (userId === undefined || session === undefined) {
+        throw new PageProblem(403, 'You are not signed in', 'Open this page again from the application to continue.');
+      }
+      if (!csrfValid(csrfKey, session, f[CSRF_FIELD])) {
+        throw new PageProblem(
+          403,
+          "This form can't be accepted",
+          'It has expired or was not sent from this page. Go back, reload the page and try again.',
+        );
+      }
+      const r = await parseRequest(s, f);
+      const back = (params: Record<string, string>) =>
+        reply
+          .code(302)
+          .header('location', withParams(r.redirectUri, { ...params, state: r.state }))
+          .send();
+      switch (f.action) {
+        case 'cancel':
+          return back({ error: 'access_denied' });
+        case 'allow': {
+          if (r.payment !== undefined) {
+            const p = await s.payments.authorize(r.app, userId, r.payment);
+            return back({ code: p.code, serial_id: p.serial_id, source: p.source });
+          }
+          const code = await s.oauth.issueCode(r.app, userId, r.redirectUri, r.scope);
+          return back({ code, userId, source: SOURCE });
+        }
+        default:
+          throw invalid('action must be allow or cancel.');
+      }
+    },
+  );
+}

@@ -1,0 +1,265 @@
+// The authorize page's HTML: consent (login or payment), "open in the application" and error
+// pages. Rendering only; page-routes.ts decides which page a request gets. Every interpolated
+// value goes through `html`, which escapes anything that is not already markup.
+import { hash } from 'node:crypto';
+import type { Scope } from './service.js';
+
+/** Markup that is already safe to emit. */
+export class Html {
+  constructor(readonly text: string) {}
+}
+
+type Part = Html | string | number | false | undefined | readonly Part[];
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+
+function render(part: Part): string {
+  if (part instanceof Html) return part.text;
+  if (part === false || part === undefined) return '';
+  if (typeof part === 'number') return String(part);
+  if (typeof part === 'string') return escapeHtml(part);
+  return part.map(render).join('');
+}
+
+/** Template tag: literal text is markup, interpolations are escaped (false and undefined omit). */
+export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
+  let out = strings[0] ?? '';
+  parts.forEach((part, i) => {
+    out += render(part) + (strings[i + 1] ?? '');
+  });
+  return new Html(out);
+}
+
+// Light and dark palettes; every text colour has at least 4.5:1 contrast on its background and
+// control borders at least 3:1.
+const STYLE = `
+:root{color-scheme:light dark;--bg:#f2f4f7;--card:#fff;--text:#16181d;--muted:#4b5260;--line:#e1e4ea;--control:#7c8494;--accent:#1f4fd1;--accent-hover:#1a43b3;--on-accent:#fff;--soft:#eaf0fd;--danger:#b42318;--danger-soft:#fdecea;--focus:#1f4fd1}
+@media (prefers-color-scheme:dark){:root{--bg:#0f1115;--card:#1a1d23;--text:#eef0f4;--muted:#b3b9c5;--line:#2e333c;--control:#7d8594;--accent:#8aadff;--accent-hover:#a9c2ff;--on-accent:#0b1020;--soft:#222a3d;--danger:#ff9b91;--danger-soft:#3a2220;--focus:#a9c2ff}}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
+body{margin:0;min-height:100vh;display:flex;justify-content:center;align-items:flex-start;padding:24px 16px;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+@media (min-height:700px){body{align-items:center}}
+.card{width:100%;max-width:440px;background:var(--card);border:1px solid var(--line);border-radius:16px;padding:28px 24px 24px;box-shadow:0 1px 2px rgba(16,24,40,.06),0 10px 28px rgba(16,24,40,.08)}
+.head{display:flex;align-items:center;gap:14px;margin:0 0 20px}
+.badge{flex:none;width:52px;height:52px;border-radius:14px;display:grid;place-items:center;background:var(--soft);color:var(--accent);font-size:24px;font-weight:700;line-height:1}
+.badge.danger{background:var(--danger-soft);color:var(--danger)}
+.eyebrow{margin:0;color:var(--muted);font-size:14px}
+h1{margin:0;font-size:22px;line-height:1.25;overflow-wrap:anywhere}
+h2{margin:0 0 4px;font-size:14px;font-weight:600;color:var(--muted);text-transform:uppercase;letter-spacing:.04em}
+p{margin:0 0 16px}
+strong{font-weight:650}
+.lead{font-size:17px;overflow-wrap:anywhere}
+.pay{margin:0 0 20px;padding:16px;border:1px solid var(--line);border-radius:12px}
+.amount{margin:0 0 8px;font-size:clamp(26px,9vw,34px);font-weight:700;line-height:1.2;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+.amount span{font-size:17px;font-weight:600;color:var(--muted)}
+dl{margin:0}
+.row{display:flex;justify-content:space-between;align-items:baseline;gap:16px;padding:10px 0;border-top:1px solid var(--line)}
+dt{flex:none;color:var(--muted)}
+dd{margin:0;text-align:right;font-weight:600;overflow-wrap:anywhere;min-width:0}
+.id{display:block;font-size:13px;font-weight:400;color:var(--muted)}
+.note{white-space:pre-wrap;font-weight:400;text-align:left}
+.who{color:var(--muted);font-size:15px;overflow-wrap:anywhere}
+.who strong{color:var(--text)}
+form{margin:0}
+.actions{display:flex;gap:12px}
+button{flex:1 1 0;min-height:48px;padding:12px 16px;border-radius:10px;border:1px solid transparent;font:inherit;font-weight:600;cursor:pointer}
+.primary{background:var(--accent);color:var(--on-accent)}
+.primary:hover{background:var(--accent-hover)}
+.secondary{background:var(--card);color:var(--text);border-color:var(--control)}
+.secondary:hover{background:var(--soft)}
+@media (max-width:359px){body{padding:12px}.card{padding:22px 18px 18px}.row{display:block}dd{text-align:left}}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.fine{margin:16px 0 0;font-size:14px;color:var(--muted);overflow-wrap:anywhere}
+`;
+
+/** The CSP source that allows exactly the one inline stylesheet, and no other inline style. */
+const STYLE_SOURCE = `'sha256-${hash('sha256', STYLE, 'base64')}'`;
+// Built here, not in the template, so formatting the template cannot change the hashed text.
+const STYLE_ELEMENT = new Html(`<style>${STYLE}</style>`);
+
+/** Only a plain scheme://host[:port] may enter the policy (a registered URI's host may hold ';'). */
+const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d+)?$/;
+
+/** `URL.parse` needs Node 22; the project supports 20. */
+export function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Headers of every authorize page answer. `returnTo` is the redirect URI the form may lead to:
+ * Chromium applies `form-action` to the redirect that follows the POST, so its origin is listed.
+ */
+export function pageHeaders(returnTo?: string): Record<string, string> {
+  const formAction = ["'self'"];
+  if (returnTo !== undefined) {
+    const url = parseUrl(returnTo);
+    if (url !== undefined) formAction.push(PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol);
+  }
+  return {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': [
+      "default-src 'none'",
+      `style-src ${STYLE_SOURCE}`,
+      `form-action ${formAction.join(' ')}`,
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+function document(title: string, body: Html): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="color-scheme" content="light dark" />
+        <meta name="referrer" content="no-referrer" />
+        <title>${title} · Open Platform</title>
+        ${STYLE_ELEMENT}
+      </head>
+      <body>
+        ${body}
+      </body>
+    </html> `.text;
+}
+
+/** The first character of a name, as a monogram in place of a logo. */
+const initial = (name: string): string => (Array.from(name.trim())[0] ?? '?').toUpperCase();
+
+export interface Party {
+  userId: string;
+  name: string;
+}
+
+export interface ConsentView {
+  appName: string;
+  /** The signed-in user. */
+  user: Party;
+  scope: Scope;
+  /** Host of the redirect URI, shown so the user sees where they will land. */
+  returnHost: string;
+  /** Parameters the form posts back, the CSRF token included. */
+  hidden: Readonly<Record<string, string>>;
+  payment?: {
+    payType: 'send' | 'receive';
+    /** Decimal text, e.g. "12.5". */
+    amount: string;
+    payer: Party;
+    receiver: Party;
+    payInfo: string;
+  };
+}
+
+/** What the app asks for, in plain words, completing "<app> would like to ...". */
+export function requestWords(v: Pick<ConsentView, 'scope' | 'payment'>): string {
+  if (v.payment !== undefined) {
+    return v.payment.payType === 'send' ? 'request a payment from your points' : 'send you a payment in points';
+  }
+  return v.scope === 'moment'
+    ? 'sign you in and read your profile and moments'
+    : 'sign you in and request payments from your points';
+}
+
+function party(p: Party, user: Party): Html {
+  return html`${p.name}${p.userId === user.userId ? ' (you)' : ''}<span class="id">ID ${p.userId}</span>`;
+}
+
+function paymentDetails(p: NonNullable<ConsentView['payment']>, user: Party): Html {
+  return html`<section class="pay" aria-labelledby="pay-title">
+    <h2 id="pay-title">${p.payType === 'send' ? 'You pay' : 'You receive'}</h2>
+    <p class="amount">${p.amount} <span>points</span></p>
+    <dl>
+      <div class="row">
+        <dt>From</dt>
+        <dd>${party(p.payer, user)}</dd>
+      </div>
+      <div class="row">
+        <dt>To</dt>
+        <dd>${party(p.receiver, user)}</dd>
+      </div>
+      ${
+        p.payInfo !== '' &&
+        html`<div class="row">
+          <dt>For</dt>
+          <dd class="note">${p.payInfo}</dd>
+        </div>`
+      }
+    </dl>
+  </section>`;
+}
+
+export function consentPage(v: ConsentView): string {
+  const hidden = Object.entries(v.hidden).map(
+    ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" /> `,
+  );
+  const title = v.payment === undefined ? `Sign in to ${v.appName}` : `Payment for ${v.appName}`;
+  return document(
+    title,
+    html`<main class="card" aria-labelledby="title">
+      <div class="head">
+        <span class="badge" aria-hidden="true">${initial(v.appName)}</span>
+        <div>
+          <p class="eyebrow">${v.payment === undefined ? 'Authorization request' : 'Payment request'}</p>
+          <h1 id="title">${v.appName}</h1>
+        </div>
+      </div>
+      <p class="lead"><strong>${v.appName}</strong> would like to <strong>${requestWords(v)}</strong>.</p>
+      ${v.payment !== undefined && paymentDetails(v.payment, v.user)}
+      <p class="who">Signed in as <strong>${v.user.name}</strong></p>
+      <form method="post" action="/oauth/authorize" aria-label="Answer the request of ${v.appName}">
+        ${hidden}
+        <div class="actions">
+          <button type="submit" name="action" value="cancel" class="secondary">Cancel</button>
+          <button type="submit" name="action" value="allow" class="primary">Allow</button>
+        </div>
+      </form>
+      <p class="fine">Either way you return to <strong>${v.returnHost}</strong>. Allow only apps you trust.</p>
+    </main>`,
+  );
+}
+
+/** Without a live session: the link must be opened in the application's own browser. */
+export function openInAppPage(appName: string): string {
+  return document(
+    'Open in the application',
+    html`<main class="card" aria-labelledby="title">
+      <div class="head">
+        <span class="badge" aria-hidden="true">${initial(appName)}</span>
+        <div>
+          <p class="eyebrow">${appName}</p>
+          <h1 id="title">Open this page in the application</h1>
+        </div>
+      </div>
+      <p>
+        You are not signed in here. To continue with <strong>${appName}</strong>, open this link inside the application,
+        where you are signed in.
+      </p>
+      <p class="fine">This page works only in the application's built-in browser.</p>
+    </main>`,
+  );
+}
+
+export function errorPage(heading: string, message: string): string {
+  return document(
+    heading,
+    html`<main class="card" aria-labelledby="title">
+      <div class="head">
+        <span class="badge danger" aria-hidden="true">!</span>
+        <h1 id="title">${heading}</h1>
+      </div>
+      <p>${message}</p>
+      <p class="fine">Return to the app you came from and try again. If this keeps happening, contact its developer.</p>
+    </main>`,
+  );
+}
