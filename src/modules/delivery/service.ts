@@ -20,6 +20,8 @@ export const KEEP_UPDATES_MS = 24 * 3600 * 1000;
 const MAX_LIMIT = 100;
 const MAX_TIMEOUT_S = 50;
 const POLLS = 'polls';
+/** Announced instead of a poll id when a webhook is set: it ends every poll of the bot. */
+const WEBHOOK_SET = 'webhook';
 
 type Outcome = 'update' | 'timeout' | 'terminated';
 
@@ -29,6 +31,8 @@ interface Waiter {
   woken: boolean;
   /** Another getUpdates (or a webhook) took over: this poll answers 409. */
   terminated: boolean;
+  /** Its own announcement has come back over the bus: polls announced after that are newer. */
+  announced: boolean;
   settle?: (o: Outcome) => void;
 }
 
@@ -61,11 +65,17 @@ export class DeliveryService {
     invalidations.listen((key) => {
       if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
     });
-    // A getUpdates on another instance ends this instance's poll of the same bot.
+    // A getUpdates on another instance ends this instance's poll of the same bot. The bus hands
+    // every instance the announcements in one order, its own included: one that arrives before
+    // this poll's own has come back was made before this poll started (by a poll already over, or
+    // an older one that this poll's announcement ends where it is held), so only announcements
+    // after it end this poll. A webhook being set ends any poll.
     bus.subscribe(POLLS, (message) => {
       const [botId = '', pollId = ''] = message.split('\n');
       const waiter = this.waiters.get(botId);
-      if (waiter !== undefined && waiter.pollId !== pollId) this.end(botId, waiter, 'terminated');
+      if (waiter === undefined) return;
+      if (waiter.pollId === pollId) waiter.announced = true;
+      else if (waiter.announced || pollId === WEBHOOK_SET) this.end(botId, waiter, 'terminated');
     });
   }
 
@@ -97,7 +107,12 @@ export class DeliveryService {
   private claim(botId: string): Waiter {
     const previous = this.waiters.get(botId);
     if (previous !== undefined) this.end(botId, previous, 'terminated');
-    const waiter: Waiter = { pollId: randomBytes(8).toString('hex'), woken: false, terminated: false };
+    const waiter: Waiter = {
+      pollId: randomBytes(8).toString('hex'),
+      woken: false,
+      terminated: false,
+      announced: false,
+    };
     this.waiters.set(botId, waiter);
     this.bus.publish(POLLS, `${botId}\n${waiter.pollId}`);
     return waiter;
@@ -186,7 +201,7 @@ export class DeliveryService {
     // A poll held now can no longer receive anything; the dispatcher takes over the queue.
     const waiter = this.waiters.get(botId);
     if (waiter !== undefined) this.end(botId, waiter, 'terminated');
-    this.bus.publish(POLLS, `${botId}\nwebhook`);
+    this.bus.publish(POLLS, `${botId}\n${WEBHOOK_SET}`);
     this.invalidations.announce([updatesKey(botId)]);
     return result;
   }
