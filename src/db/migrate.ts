@@ -16,8 +16,21 @@ export async function migrate(db: Db): Promise<string[]> {
     // PostgreSQL database (tests, tenants) must not see each other's.
     ...(db.schema !== undefined ? { migrationTableSchema: db.schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await migrateRetrying(migrator);
   if (error instanceof Error) throw error;
   if (error !== undefined) throw new Error(`migration failed: ${JSON.stringify(error)}`);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+// Kysely's migrator lists the tables of every schema before it starts; a schema dropped by
+// someone else at that moment (PostgreSQL: 3F000, 42P01) fails the listing, not the migration.
+const TRANSIENT = new Set(['3F000', '42P01']);
+
+async function migrateRetrying(migrator: Migrator) {
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await migrator.migrateToLatest();
+    const e = outcome.error;
+    const transient = e instanceof Error && 'code' in e && typeof e.code === 'string' && TRANSIENT.has(e.code);
+    if (!transient || attempt >= 3) return outcome;
+  }
 }
