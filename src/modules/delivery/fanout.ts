@@ -1,7 +1,7 @@
 // Turns users' messages and button presses into Updates for the bots that may receive them, in
 // the event's own transaction; the wake-up keys are announced after commit.
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/types.js';
+import type { ChatMessagesTable, DB } from '../../db/types.js';
 import { privateAllowed } from '../bots/privacy.js';
 import { findBot } from '../bots/repo.js';
 import type { EventContext } from '../events/define.js';
@@ -14,17 +14,8 @@ import { deliverable } from './rules.js';
 export const UPDATES_KEY_PREFIX = 'updates:';
 export const updatesKey = (botUserId: string): string => `${UPDATES_KEY_PREFIX}${botUserId}`;
 
-export interface UserMessage {
-  message_id: string;
-  chat_type: 'private' | 'group';
-  from_user_id: string;
-  group_id: string | null;
-  to_user_id: string | null;
-  kind: string;
-  text: string;
-  mention_user_ids: readonly string[];
-  created_at: number;
-}
+/** A user's message as the event gave it (the stored row keeps the mentions as JSON text). */
+export type UserMessage = Omit<ChatMessagesTable, 'mention_user_ids'> & { mention_user_ids: readonly string[] };
 
 async function recipients(tx: Kysely<DB>, m: UserMessage): Promise<string[]> {
   const incoming = { chatType: m.chat_type, kind: m.kind, mentionUserIds: m.mention_user_ids };

@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../../db/types.js';
+import { sql, type Insertable, type Kysely } from 'kysely';
+import type { CallbackQueriesTable, DB } from '../../db/types.js';
 
 /** Bots in a group, and whether each may listen to every group message. */
 export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
@@ -79,14 +79,7 @@ export async function expireUpdates(tx: Kysely<DB>, before: number): Promise<num
 
 export async function insertCallbackQuery(
   tx: Kysely<DB>,
-  q: {
-    callback_id: string;
-    bot_user_id: string;
-    user_id: string;
-    message_id: string;
-    data: string;
-    created_at: number;
-  },
+  q: Omit<Insertable<CallbackQueriesTable>, 'seq' | 'answered_at' | 'answer_text' | 'show_alert'>,
 ): Promise<void> {
   await tx.insertInto('callback_queries').values(q).execute();
 }

@@ -1,17 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/types.js';
+import type { DB, OauthCodesTable } from '../../db/types.js';
 
 export async function insertCode(
   tx: Kysely<DB>,
-  c: {
-    code_hash: string;
-    app_id: string;
-    user_id: string;
-    redirect_uri: string;
-    scope: string;
-    family_id: string;
-    expires_at: number;
-  },
+  c: Omit<OauthCodesTable, 'used_at' | 'created_at'>,
   now: number,
 ): Promise<void> {
   await tx
