@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { openSharedState, type Bus, type SharedState } from '../src/lib/shared-state.js';
 import { dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import {
@@ -20,9 +19,8 @@ import {
   type Hit,
 } from './helpers/delivery.js';
 import { createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
-import { storesUnderTest } from './helpers/stores.js';
+import { REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TERMINATED = 'Conflict: terminated by other getUpdates request';
 /** Every test here awaits polls or deliveries: a regression fails it instead of hanging the run. */
 const BOUNDED = { timeout: 30_000 };
@@ -70,22 +68,7 @@ function withGate(shared: SharedState) {
   };
 }
 
-async function redisReachable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const redisUp = await redisReachable();
-if (!redisUp && process.env.CI === 'true') throw new Error(`Redis is required in CI but ${REDIS_URL} is unreachable`);
+const redisUp = await redisUnderTest('multi-instance delivery tests');
 // storesUnderTest() itself throws in CI when PostgreSQL is unreachable.
 const postgresUp = (await storesUnderTest()).includes('postgres');
 const skip = !postgresUp

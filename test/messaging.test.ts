@@ -7,7 +7,6 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Redis } from 'ioredis';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/db/connect.js';
@@ -17,7 +16,7 @@ import { sha256Hex } from '../src/lib/crypto.js';
 import { openSharedState, type SharedState } from '../src/lib/shared-state.js';
 import { createServices } from '../src/services.js';
 import { ADMIN_TOKEN, adminHeaders, describeStores, dropSchema, FakeClock } from './helpers/app.js';
-import { PG_URL, storesUnderTest } from './helpers/stores.js';
+import { PG_URL, REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 import {
   applyEvents,
   createApp,
@@ -30,8 +29,6 @@ import {
   type Creds,
   type TestUser,
 } from './helpers/factories.js';
-
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const GROUP_SEND = '/openapi/messages/group/send';
 const OLD_GROUP_SEND = '/openapi/send_robot_group_message';
@@ -1136,20 +1133,6 @@ await describeStores(
 
 // ---------------------------------------------------------------------- Redis: limits shared by instances
 
-async function redisReachable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
 interface Instance {
   app: App;
   close(): Promise<void>;
@@ -1185,10 +1168,7 @@ async function startInstance(
   };
 }
 
-const redisUp = await redisReachable();
-if (!redisUp && process.env.CI === 'true') throw new Error(`Redis is required in CI but ${REDIS_URL} is unreachable`);
-if (!redisUp)
-  process.stdout.write(`# Redis not reachable at ${REDIS_URL}: shared rate-limit tests skipped (set TEST_REDIS_URL)\n`);
+const redisUp = await redisUnderTest('shared rate-limit tests');
 
 for (const store of await storesUnderTest()) {
   await describe(`messaging: rate limits shared by two instances through Redis [${store}]`, () => {

@@ -10,28 +10,11 @@ import {
   retryAfterSeconds,
   type RateLimiter,
 } from './rate-limit.js';
+import { REDIS_URL, redisUnderTest } from '../../test/helpers/stores.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const T0 = Date.UTC(2026, 0, 1);
 
-async function redisReachable(): Promise<boolean> {
-  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-  redis.on('error', () => undefined);
-  try {
-    await redis.connect();
-    await redis.ping();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    redis.disconnect();
-  }
-}
-
-const redisUp = await redisReachable();
-if (!redisUp && process.env.CI === 'true') throw new Error(`Redis is required in CI but ${REDIS_URL} is unreachable`);
-if (!redisUp)
-  process.stdout.write(`# Redis not reachable at ${REDIS_URL}: Redis limiter tests skipped (set TEST_REDIS_URL)\n`);
+const redisUp = await redisUnderTest('Redis limiter tests');
 
 /** A key no other test (or earlier run) uses. */
 const fresh = (name: string) => `test:${randomBytes(8).toString('hex')}:${name}`;

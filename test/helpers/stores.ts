@@ -1,4 +1,5 @@
 // Which stores the suite runs on: SQLite always; PostgreSQL when reachable, and always in CI.
+import { Redis } from 'ioredis';
 import pg from 'pg';
 
 export type StoreKind = 'sqlite' | 'postgres';
@@ -27,4 +28,28 @@ export function storesUnderTest(): Promise<StoreKind[]> {
     return ['sqlite'];
   })();
   return cached;
+}
+
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+async function redisReachable(): Promise<boolean> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    await redis.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** Whether Redis answers; in CI it must, elsewhere a skip is announced with `what`. */
+export async function redisUnderTest(what: string): Promise<boolean> {
+  const up = await redisReachable();
+  if (!up && process.env.CI === 'true') throw new Error(`Redis is required in CI but ${REDIS_URL} is unreachable`);
+  if (!up) process.stdout.write(`# Redis not reachable at ${REDIS_URL}: ${what} skipped (set TEST_REDIS_URL)\n`);
+  return up;
 }
