@@ -16,7 +16,18 @@ export default tseslint.config(
   {
     // node:test's it() and describe() return promises the runner itself awaits.
     files: ['test/**/*.ts', '**/*.test.ts'],
-    rules: { '@typescript-eslint/no-floating-promises': 'off' },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      // Without a message, a failing assert.ok rebuilds one by re-reading the transpiled call site,
+      // which under tsx can spin for minutes instead of failing.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='assert'][callee.property.name='ok'][arguments.length<2]",
+          message: 'Give assert.ok a message.',
+        },
+      ],
+    },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -41,7 +41,7 @@ it('rejects bad settings listing every problem', () => {
   assert.throws(
     () => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', ACCESS_TOKEN_TTL_S: '-5', RATE_LIMITS: 'maybe' }),
     (e: unknown) => {
-      assert.ok(e instanceof ConfigError);
+      assert.ok(e instanceof ConfigError, 'e instanceof ConfigError');
       assert.equal(e.problems.length, 4);
       assert.match(e.message, /PORT/);
       assert.match(e.message, /DATABASE_URL/);

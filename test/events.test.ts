@@ -1176,7 +1176,7 @@ await describeStores(
           })),
         ],
       });
-      assert.ok(huge.length > 4 * 1024 * 1024);
+      assert.ok(huge.length > 4 * 1024 * 1024, 'huge.length > 4 * 1024 * 1024');
       const tooBig = await raw(huge);
       assert.equal(tooBig.statusCode, 413);
       assert.equal(tooBig.json<Record<string, unknown>>().error, 'payload_too_large');

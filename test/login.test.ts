@@ -49,8 +49,14 @@ function tokensOf(r: Answer, expiresIn = 7200): Tokens {
   const data = r.body.data;
   assert.ok(isRecord(data), JSON.stringify(r.body));
   const { access_token, refresh_token } = data;
-  assert.ok(typeof access_token === 'string' && access_token.length > 0);
-  assert.ok(typeof refresh_token === 'string' && refresh_token.length > 0);
+  assert.ok(
+    typeof access_token === 'string' && access_token.length > 0,
+    "typeof access_token === 'string' && access_token.length > 0",
+  );
+  assert.ok(
+    typeof refresh_token === 'string' && refresh_token.length > 0,
+    "typeof refresh_token === 'string' && refresh_token.length > 0",
+  );
   assert.deepEqual(r.body, {
     code: 1,
     data: { access_token, expires_in: expiresIn, refresh_token, token_type: '' },
@@ -67,7 +73,10 @@ function assertLoginFailure(r: Answer, code: number, status = 200): void {
   assert.equal(r.body.code, code, JSON.stringify(r.body));
   assert.equal(r.body.data, null);
   assert.equal(r.body.success, false);
-  assert.ok(typeof r.body.message === 'string' && r.body.message.length > 0);
+  assert.ok(
+    typeof r.body.message === 'string' && r.body.message.length > 0,
+    "typeof r.body.message === 'string' && r.body.message.length > 0",
+  );
 }
 
 const BAD_CREDENTIALS = { code: 401, data: null, message: 'Bad Request', success: false };
@@ -85,9 +94,9 @@ function assertParamError(r: Answer, field: string): void {
 
 const jwtPayload = (token: string): Body => {
   const part = token.split('.')[1];
-  assert.ok(part !== undefined);
+  assert.ok(part !== undefined, 'part !== undefined');
   const payload: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
-  assert.ok(isRecord(payload));
+  assert.ok(isRecord(payload), 'isRecord(payload)');
   return payload;
 };
 

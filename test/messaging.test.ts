@@ -111,7 +111,7 @@ function withoutIds(messages: OutboxMessage[]): Omit<OutboxMessage, 'id'>[] {
   const ids = new Set(messages.map((m) => m.id));
   assert.equal(ids.size, messages.length, 'outbox ids are distinct');
   return messages.map(({ id, ...rest }) => {
-    assert.ok(typeof id === 'string' && id.length > 0);
+    assert.ok(typeof id === 'string' && id.length > 0, "typeof id === 'string' && id.length > 0");
     return rest;
   });
 }

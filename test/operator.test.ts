@@ -194,7 +194,8 @@ await describeStores(
       assert.equal(r.status, 201);
       assert.deepEqual(Object.keys(r.body).sort(), ['api_key', 'app_id', 'app_secret']);
       const { app_id: appId, api_key: apiKey, app_secret: appSecret } = r.body;
-      for (const v of [appId, apiKey, appSecret]) assert.ok(typeof v === 'string' && v.length > 0);
+      for (const v of [appId, apiKey, appSecret])
+        assert.ok(typeof v === 'string' && v.length > 0, "typeof v === 'string' && v.length > 0");
       assert.equal(typeof apiKey, 'string');
       const info = await userInfo(String(apiKey), owner.user_id);
       assert.equal(info.status, 200);
@@ -260,7 +261,7 @@ await describeStores(
       assert.deepEqual(Object.keys(r.body).sort(), ['api_key', 'app_id', 'app_secret', 'bot_user_id', 'evm_address']);
       const bot = r.body as Record<string, string>;
       assert.match(String(bot.evm_address), /^0x[0-9a-fA-F]{40}$/);
-      assert.ok(String(bot.bot_user_id).length > 0);
+      assert.ok(String(bot.bot_user_id).length > 0, 'String(bot.bot_user_id).length > 0');
       const botId = String(bot.bot_user_id);
       const info = await userInfo(String(bot.api_key), botId);
       assert.equal(info.status, 200);
@@ -536,7 +537,10 @@ await describeStores(
       const cookie = String(r.body.cookie);
       assert.match(cookie, /^op_session=[A-Za-z0-9_-]{20,}$/);
       assert.match(String(r.body.expires_at), ISO);
-      assert.ok(Date.parse(String(r.body.expires_at)) > clock.now());
+      assert.ok(
+        Date.parse(String(r.body.expires_at)) > clock.now(),
+        'Date.parse(String(r.body.expires_at)) > clock.now()',
+      );
       const value = cookie.slice('op_session='.length);
       assert.equal(await t().services.sessions.userOf(value), u.user_id);
       assert.equal(await t().services.sessions.userOf(`${value}x`), undefined);

@@ -34,7 +34,10 @@ function assertResult(r: Answer, code: string): void {
   assert.deepEqual(Object.keys(r.body).sort(), ['code', 'msg', 'source']);
   assert.equal(r.body.code, code, JSON.stringify(r.body));
   assert.equal(r.body.source, SOURCE);
-  assert.ok(typeof r.body.msg === 'string' && r.body.msg.length > 0);
+  assert.ok(
+    typeof r.body.msg === 'string' && r.body.msg.length > 0,
+    "typeof r.body.msg === 'string' && r.body.msg.length > 0",
+  );
 }
 
 const isParamInvalid = (e: unknown): boolean => e instanceof AppError && e.def === Errors.loginParamInvalid;
@@ -63,7 +66,7 @@ function client(t: () => TestApp) {
       assert.equal(res.statusCode, 200, res.body);
       const body = res.json<Body>();
       assert.equal(body.user_id, user.user_id);
-      assert.ok(typeof body.balance === 'string');
+      assert.ok(typeof body.balance === 'string', "typeof body.balance === 'string'");
       return body.balance;
     },
     /**
@@ -150,7 +153,7 @@ await describeStores(
       const b = await c.order(app, alice, dev, '1');
       assert.deepEqual(Object.keys(a).sort(), ['code', 'serial_id', 'source']);
       assert.equal(a.source, SOURCE);
-      assert.ok(a.code.length >= 20 && a.serial_id.length > 0);
+      assert.ok(a.code.length >= 20 && a.serial_id.length > 0, 'a.code.length >= 20 && a.serial_id.length > 0');
       assert.notEqual(a.code, b.code);
       assert.notEqual(a.serial_id, b.serial_id);
     });
@@ -414,7 +417,11 @@ await describeStores(
       const succeeded = new Set(answers.filter((a) => a.r.body.code === '1').map((a) => a.serial));
       assert.equal(answers.filter((a) => a.r.body.code === '1').length, 5, 'one success per moved serial');
       assert.equal(succeeded.size, 5);
-      for (const a of answers) assert.ok(['1', '-2016', '-7048'].includes(String(a.r.body.code)));
+      for (const a of answers)
+        assert.ok(
+          ['1', '-2016', '-7048'].includes(String(a.r.body.code)),
+          "['1', '-2016', '-7048'].includes(String(a.r.body.code))",
+        );
       assert.equal(await c.balance(payer), '0');
       await c.assertLedgerClean();
     });

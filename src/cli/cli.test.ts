@@ -131,8 +131,14 @@ describe('cli', () => {
     plan = out.plan;
     assert.equal(plan.users, 50);
     assert.equal(plan.likes, 500);
-    assert.ok(plan.follows > 0 && plan.memberships > 0 && plan.voteCasts > 0 && plan.boxClaims > 0);
-    assert.ok(plan.draws > 0 && plan.drawWins > 0 && plan.credits > 0);
+    assert.ok(
+      plan.follows > 0 && plan.memberships > 0 && plan.voteCasts > 0 && plan.boxClaims > 0,
+      'plan.follows > 0 && plan.memberships > 0 && plan.voteCasts > 0 && p...',
+    );
+    assert.ok(
+      plan.draws > 0 && plan.drawWins > 0 && plan.credits > 0,
+      'plan.draws > 0 && plan.drawWins > 0 && plan.credits > 0',
+    );
     assert.equal(out.applied, plan.events);
     assert.equal(out.duplicates, 0);
     assert.equal(out.refused, 0);
@@ -264,9 +270,18 @@ describe('cli', () => {
     const check = JSON.parse(broken.stdout) as { ok: boolean; failures: string[] };
     assert.equal(check.ok, false);
     assert.deepEqual(check.failures.length, 3, check.failures.join('; '));
-    assert.ok(check.failures.some((f) => f.includes('not 0')));
-    assert.ok(check.failures.some((f) => f.includes('credited')));
-    assert.ok(check.failures.some((f) => f.includes('entries')));
+    assert.ok(
+      check.failures.some((f) => f.includes('not 0')),
+      "check.failures.some((f) => f.includes('not 0'))",
+    );
+    assert.ok(
+      check.failures.some((f) => f.includes('credited')),
+      "check.failures.some((f) => f.includes('credited'))",
+    );
+    assert.ok(
+      check.failures.some((f) => f.includes('entries')),
+      "check.failures.some((f) => f.includes('entries'))",
+    );
   });
 });
 
@@ -290,7 +305,7 @@ describe('synthetic community', () => {
     const ids = new Set<string>();
     let events = 0;
     for (const batch of c.batches()) {
-      assert.ok(batch.length >= 1 && batch.length <= MAX_BATCH);
+      assert.ok(batch.length >= 1 && batch.length <= MAX_BATCH, 'batch.length >= 1 && batch.length <= MAX_BATCH');
       for (const e of batch) {
         events++;
         ids.add(e.id);

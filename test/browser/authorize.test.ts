@@ -216,7 +216,10 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
     const info = '<img src=x onerror="alert(2)">';
     const o = await open(paymentParams({ app_id: hostile.app_id, pay_info: info }), alice.user_id);
     assert.equal(await o.page.getByRole('heading', { level: 1 }).textContent(), HOSTILE_NAME);
-    assert.ok(((await o.page.textContent('body')) ?? '').includes('<script>'));
+    assert.ok(
+      ((await o.page.textContent('body')) ?? '').includes('<script>'),
+      "((await o.page.textContent('body')) ?? '').includes('<script>')",
+    );
     assert.equal(await o.page.locator('.note').textContent(), info);
     assert.equal(await o.page.locator('script, img').count(), 0);
     assert.deepEqual(o.dialogs, []);

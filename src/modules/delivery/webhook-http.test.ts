@@ -187,11 +187,11 @@ describe('postWebhook', () => {
         assert.equal(attempt.status, 200);
         assert.equal(attempt.error, null);
         assert.equal(attempt.retryAfterMs, null);
-        assert.ok(attempt.durationMs >= 0);
+        assert.ok(attempt.durationMs >= 0, 'attempt.durationMs >= 0');
 
         assert.equal(received.length, 1);
         const got = received[0];
-        assert.ok(got);
+        assert.ok(got, 'got');
         assert.equal(got.method, 'POST');
         assert.equal(got.body, body);
         assert.equal(got.headers['content-type'], 'application/json');

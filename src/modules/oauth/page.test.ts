@@ -271,7 +271,10 @@ await describeStores(
     it('appends to a redirect URI that has a query, keeping its query as registered', async () => {
       const allowed = await decide(login({ redirect_uri: CB_QUERY, state: 'a b&c=d/é' }), 'allow');
       const url = location(allowed);
-      assert.ok(String(allowed.headers.location).startsWith(`${CB_QUERY}&code=`));
+      assert.ok(
+        String(allowed.headers.location).startsWith(`${CB_QUERY}&code=`),
+        'String(allowed.headers.location).startsWith(`${CB_QUERY}&code=`)',
+      );
       assert.equal(url.searchParams.get('from'), 'app');
       assert.equal(url.searchParams.get('state'), 'a b&c=d/é');
       assert.equal(url.searchParams.get('userId'), alice.user_id);
@@ -343,7 +346,10 @@ await describeStores(
       assert.equal(hiddenFields(r.body).pay_info, HOSTILE_INFO);
       const noSession = await get(login({ app_id: hostile.app_id }));
       assert.doesNotMatch(noSession.body, /<script/i);
-      assert.ok(visibleText(noSession.body).includes(HOSTILE_NAME));
+      assert.ok(
+        visibleText(noSession.body).includes(HOSTILE_NAME),
+        'visibleText(noSession.body).includes(HOSTILE_NAME)',
+      );
     });
 
     it('an unknown app or an unregistered redirect URI is an error page that never redirects', async () => {
