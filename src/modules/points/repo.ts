@@ -30,7 +30,9 @@ export interface Posting {
  */
 export async function post(tx: Kysely<DB>, p: Posting, now: number): Promise<boolean> {
   if (!Number.isSafeInteger(p.cents) || p.cents <= 0) throw new Error('ledger amounts are positive whole hundredths');
-  await ensureAccount(tx, p.from.account, p.from.userId, now);
+  // A user account that does not exist holds nothing: the guarded debit below refuses it, so only
+  // the issuance account (which may go negative) and the destination need creating.
+  if (p.from.userId === null) await ensureAccount(tx, p.from.account, null, now);
   await ensureAccount(tx, p.to.account, p.to.userId, now);
   const debit = await tx
     .updateTable('ledger_accounts')
