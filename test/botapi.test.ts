@@ -17,6 +17,7 @@ import {
   type TestUser,
 } from './helpers/factories.js';
 import type { App } from '../src/http/types.js';
+import type { OutboxMessageView } from '../src/modules/outbox/service.js';
 
 interface Answer {
   status: number;
@@ -24,18 +25,7 @@ interface Answer {
   headers: Record<string, unknown>;
 }
 
-interface OutboxMessage {
-  id: string;
-  chat_type: 'private' | 'group';
-  group_id?: string;
-  to_user_id?: string;
-  from_user_id: string;
-  object_name: string;
-  title?: string;
-  content: string;
-  mention_user_ids: string[];
-  created_at: string;
-}
+type OutboxMessage = OutboxMessageView;
 
 interface BotUser {
   user_id: string;

@@ -29,6 +29,7 @@ import {
   type Creds,
   type TestUser,
 } from './helpers/factories.js';
+import type { OutboxMessageView } from '../src/modules/outbox/service.js';
 
 const GROUP_SEND = '/openapi/messages/group/send';
 const OLD_GROUP_SEND = '/openapi/send_robot_group_message';
@@ -57,18 +58,7 @@ const RICH = `Hello ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.exampl
   color: '#f00',
 })}.`;
 
-interface OutboxMessage {
-  id: string;
-  chat_type: 'private' | 'group';
-  group_id?: string;
-  to_user_id?: string;
-  from_user_id: string;
-  object_name: string;
-  title?: string;
-  content: string;
-  mention_user_ids: string[];
-  created_at: string;
-}
+type OutboxMessage = OutboxMessageView;
 
 interface Answer {
   status: number;
