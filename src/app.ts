@@ -12,6 +12,7 @@ import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
 import { bearerMatches } from './modules/admin/service.js';
 import { appRoutes } from './modules/apps/routes.js';
+import { assistantRoutes } from './modules/assistant/routes.js';
 import { permissionRoutes } from './modules/bots/routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
@@ -130,6 +131,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     pointRoutes(operator, s);
     sessionRoutes(operator, s);
     outboxRoutes(operator, s);
+    assistantRoutes(operator, s);
     done();
   });
 

@@ -77,6 +77,13 @@ export const Errors = {
   applicationPending: def('application_pending', 409, 'Conflict', 'an application for this permission is pending'),
   permissionHeld: def('permission_held', 409, 'Conflict', 'the bot already holds this permission'),
 
+  // Developer site and assistant (seed-api.md Bot and its credentials)
+  unknownApp: def('unknown_app', 404, 'Not Found', 'unknown app'),
+  botNotDeletable: def('bot_not_deletable', 409, 'Conflict', 'created bots cannot be deleted'),
+  unknownDelivery: def('unknown_delivery', 404, 'Not Found', 'unknown webhook delivery'),
+  deliveryNotFailed: def('delivery_not_failed', 409, 'Conflict', 'only a failed delivery can be redelivered'),
+  webhookNotSet: def('webhook_not_set', 409, 'Conflict', 'the bot receives by long polling; set a Webhook URL first'),
+
   // Login (seed-api.md Authorization login; decisions.md section 5)
   badAppCredentials: login('bad_app_credentials', 401, 'Bad Request', 401),
   loginRequired: login('login_required', -2001, 'user login validity problem; log in again'),

@@ -1,6 +1,7 @@
 // Wires the domain services to their stores once; routes, the CLI and tests all use this.
 import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
+import { UnitOfWork } from './db/work.js';
 import { Metrics } from './http/metrics.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
@@ -14,6 +15,8 @@ import type { AuthDeps } from './modules/auth/hook.js';
 import { botEvents } from './modules/bots/events.js';
 import { BotsService } from './modules/bots/service.js';
 import { chatEvents } from './modules/chat/events.js';
+import { AssistantService } from './modules/assistant/service.js';
+import { DevelopersService } from './modules/developers/service.js';
 import { EventsService } from './modules/events/service.js';
 import { groupEvents } from './modules/groups/events.js';
 import { momentEvents } from './modules/moments/events.js';
@@ -55,7 +58,8 @@ export function createServices(deps: ServiceDeps) {
   const box = new SecretBox(deps.encryptionKey);
   const shared = deps.shared ?? openSharedState(config.redisUrl);
   const metrics = deps.metrics ?? new Metrics();
-  const credentials = new CredentialStore(appReads(db), box, shared.bus, () => clock.now());
+  const invalidations = new Invalidations(shared.bus);
+  const credentials = new CredentialStore(appReads(db), box, invalidations, () => clock.now());
   const auth: AuthDeps = {
     credentials,
     nonces: shared.nonces,
@@ -65,16 +69,28 @@ export function createServices(deps: ServiceDeps) {
     readsPerSecond: config.rateLimits ? config.limits.readsPerSecond : undefined,
   };
 
+  const work = new UnitOfWork(db, clock, invalidations);
   const readsOfUsers = userReads(db);
-  const invalidations = new Invalidations(shared.bus);
   const oauth = new OAuthService(db, clock, box, new AccessTokens(deps.encryptionKey), config);
   const delivery = new DeliveryService(db, clock, box, shared.bus, invalidations, config);
   metrics.trackLongPolls(() => delivery.polling);
   const users = new UsersService(readsOfUsers, invalidations, () => clock.now());
+  const apps = new AppsService(db, box, work);
+  const bots = new BotsService(db, work);
+  const developers = new DevelopersService(db, apps, bots, delivery);
+  const assistant = new AssistantService(developers, delivery, `${config.publicUrl}/developers/`);
   const events = new EventsService(
     db,
     clock,
-    [...userEvents, ...groupEvents, ...momentEvents, ...activityEvents, ...pointEvents, ...botEvents, ...chatEvents],
+    [
+      ...userEvents,
+      ...groupEvents,
+      ...momentEvents,
+      ...activityEvents,
+      ...pointEvents,
+      ...botEvents,
+      ...chatEvents(assistant),
+    ],
     (type, outcome) => {
       metrics.events.inc({ type, outcome });
     },
@@ -91,6 +107,7 @@ export function createServices(deps: ServiceDeps) {
     shared,
     metrics,
     adminTokenHash: deps.adminTokenHash,
+    work,
     credentials,
     auth,
     events,
@@ -98,8 +115,10 @@ export function createServices(deps: ServiceDeps) {
     groups,
     moments: new MomentsService(momentReads(db), users),
     activities: new ActivitiesService(users, groups),
-    apps: new AppsService(db, box, clock),
-    bots: new BotsService(db, clock),
+    apps,
+    bots,
+    developers,
+    assistant,
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
     outbox: new OutboxService(db),

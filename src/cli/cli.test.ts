@@ -118,7 +118,7 @@ describe('cli', () => {
   it('migrate applies the schema once', async () => {
     const first = await cli('migrate');
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout, 'applied 0001_initial\napplied 0002_callback_queries\n');
+    assert.equal(first.stdout, 'applied 0001_initial\napplied 0002_callback_queries\napplied 0003_developers\n');
     const again = await cli('migrate');
     assert.equal(again.stdout, 'schema up to date\n');
   });

@@ -2,12 +2,14 @@ import { Migrator, type Migration } from 'kysely';
 import type { Db } from './connect.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { callbackQueriesMigration } from './migrations/0002_callback_queries.js';
+import { developersMigration } from './migrations/0003_developers.js';
 
 /** Brings the schema up to date; safe to call on every start. */
 export async function migrate(db: Db): Promise<string[]> {
   const migrations: Record<string, Migration> = {
     '0001_initial': initialMigration(db.dialect),
     '0002_callback_queries': callbackQueriesMigration(db.dialect),
+    '0003_developers': developersMigration(),
   };
   const migrator = new Migrator({
     db: db.k,

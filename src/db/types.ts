@@ -273,6 +273,8 @@ export interface WebhookDeliveriesTable {
   error: string | null;
   duration_ms: number;
   created_at: number;
+  /** The Update's stored JSON, kept on failed attempts so they can be redelivered after expiry. */
+  payload: string | null;
 }
 
 export interface IdempotencyKeysTable {

@@ -34,3 +34,6 @@ export const USER_KEY_PREFIX = 'user:';
 export const MEMBER_KEY_PREFIX = 'member:';
 export const userKey = (userId: string): string => `${USER_KEY_PREFIX}${userId}`;
 export const memberKey = (groupId: string, userId: string): string => `${MEMBER_KEY_PREFIX}${groupId}:${userId}`;
+/** An app's credentials (key or secret reset): every instance forgets the cached credential. */
+export const APP_KEY_PREFIX = 'app:';
+export const appKey = (appId: string): string => `${APP_KEY_PREFIX}${appId}`;

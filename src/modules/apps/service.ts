@@ -1,14 +1,15 @@
-// Developer applications and bots: creation and their credentials. Both the operator surface and
-// (later) the developer site and the assistant go through this service.
+// Developer applications and bots: creation and their credentials. The operator surface, the
+// developer site and the assistant all go through this service.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
+import type { UnitOfWork, Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
 import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { newApiKey, newAppId, newAppSecret, newBotUserId, newEvmAddress } from '../../lib/ids.js';
+import { appKey } from '../../lib/invalidation.js';
 import { insertBot, countBotsOf } from '../bots/repo.js';
 import { setWallet, upsertUser, usersExist } from '../users/repo.js';
-import { findApp, insertApp } from './repo.js';
+import { findApp, insertApp, setApiKey, setAppSecret } from './repo.js';
 
 export const MAX_BOTS_PER_OWNER = 5;
 
@@ -18,95 +19,136 @@ export interface IssuedCredentials {
   app_secret: string;
 }
 
+export interface NewAppInput {
+  owner_user_id: string;
+  name: string;
+  redirect_uris: readonly string[];
+}
+
+export interface NewBotInput {
+  owner_user_id: string;
+  name: string;
+  description?: string | undefined;
+}
+
+export interface NewBot extends IssuedCredentials {
+  bot_user_id: string;
+  evm_address: string;
+}
+
 export class AppsService {
   constructor(
     private readonly db: Db,
     private readonly box: SecretBox,
-    private readonly clock: Clock,
+    private readonly work: UnitOfWork,
   ) {}
+
+  private sealKey(apiKey: string) {
+    return { api_key_hash: sha256Hex(apiKey), api_key_enc: this.box.seal(apiKey) };
+  }
 
   private credentials() {
     const apiKey = newApiKey();
     const appSecret = newAppSecret();
     return {
       plain: { app_id: newAppId(), api_key: apiKey, app_secret: appSecret },
-      stored: {
-        api_key_hash: sha256Hex(apiKey),
-        api_key_enc: this.box.seal(apiKey),
-        app_secret_enc: this.box.seal(appSecret),
-      },
+      stored: { ...this.sealKey(apiKey), app_secret_enc: this.box.seal(appSecret) },
     };
   }
 
-  async createApp(input: {
-    owner_user_id: string;
-    name: string;
-    redirect_uris: readonly string[];
-  }): Promise<IssuedCredentials> {
-    const now = this.clock.now();
+  createApp(input: NewAppInput): Promise<IssuedCredentials> {
+    return this.work.run((w) => this.createAppIn(w, input));
+  }
+
+  async createAppIn(w: Work, input: NewAppInput): Promise<IssuedCredentials> {
     const { plain, stored } = this.credentials();
-    await this.db.k.transaction().execute(async (tx) => {
-      if (!(await usersExist(tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
-      await insertApp(
-        tx,
-        { app_id: plain.app_id, kind: 'app', owner_user_id: input.owner_user_id, name: input.name, ...stored },
-        input.redirect_uris,
-        now,
-      );
-    });
+    if (!(await usersExist(w.tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
+    await insertApp(
+      w.tx,
+      { app_id: plain.app_id, kind: 'app', owner_user_id: input.owner_user_id, name: input.name, ...stored },
+      input.redirect_uris,
+      w.now,
+    );
     return plain;
   }
 
   /** A bot is also a user: level 1, an EVM address as its wallet on chain 1, open privacy settings. */
-  async createBot(input: { owner_user_id: string; name: string; description?: string }) {
-    const now = this.clock.now();
+  createBot(input: NewBotInput): Promise<NewBot> {
+    return this.work.run((w) => this.createBotIn(w, input));
+  }
+
+  async createBotIn(w: Work, input: NewBotInput): Promise<NewBot> {
+    const { tx, now } = w;
     const { plain, stored } = this.credentials();
     const botUserId = newBotUserId();
     const evmAddress = newEvmAddress();
-    await this.db.k.transaction().execute(async (tx) => {
-      if (this.db.dialect === 'postgres') {
-        // Serialises bot creation per owner, so two racing requests cannot both take the fifth place.
-        await sql`select pg_advisory_xact_lock(hashtext(${input.owner_user_id}))`.execute(tx);
-      }
-      if (!(await usersExist(tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
-      if ((await countBotsOf(tx, input.owner_user_id)) >= MAX_BOTS_PER_OWNER)
-        throw new AppError(Errors.botLimitReached);
-      await upsertUser(
-        tx,
-        {
-          user_id: botUserId,
-          name: input.name,
-          wallet_address: evmAddress,
-          avatar: '',
-          level: 1,
-          level_icon: '',
-          is_bot: 1,
-        },
-        now,
-      );
-      await setWallet(tx, botUserId, 1, evmAddress);
-      await insertApp(
-        tx,
-        { app_id: plain.app_id, kind: 'bot', owner_user_id: input.owner_user_id, name: input.name, ...stored },
-        [],
-        now,
-      );
-      await insertBot(
-        tx,
-        {
-          bot_user_id: botUserId,
-          app_id: plain.app_id,
-          owner_user_id: input.owner_user_id,
-          evm_address: evmAddress,
-          description: input.description ?? '',
-        },
-        now,
-      );
-    });
+    if (this.db.dialect === 'postgres') {
+      // Serialises bot creation per owner, so two racing requests cannot both take the fifth place.
+      await sql`select pg_advisory_xact_lock(hashtext(${input.owner_user_id}))`.execute(tx);
+    }
+    if (!(await usersExist(tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
+    await this.assertBotRoom(w, input.owner_user_id);
+    await upsertUser(
+      tx,
+      {
+        user_id: botUserId,
+        name: input.name,
+        wallet_address: evmAddress,
+        avatar: '',
+        level: 1,
+        level_icon: '',
+        is_bot: 1,
+      },
+      now,
+    );
+    await setWallet(tx, botUserId, 1, evmAddress);
+    await insertApp(
+      tx,
+      { app_id: plain.app_id, kind: 'bot', owner_user_id: input.owner_user_id, name: input.name, ...stored },
+      [],
+      now,
+    );
+    await insertBot(
+      tx,
+      {
+        bot_user_id: botUserId,
+        app_id: plain.app_id,
+        owner_user_id: input.owner_user_id,
+        evm_address: evmAddress,
+        description: input.description ?? '',
+      },
+      now,
+    );
     return { bot_user_id: botUserId, ...plain, evm_address: evmAddress };
   }
 
-  /** The App Key and App Secret in clear, for the app's owner (developer site, demo). */
+  /** Refuses (bot_limit_reached) when the owner already has the most bots an account may have. */
+  async assertBotRoom({ tx }: Work, ownerUserId: string): Promise<void> {
+    if ((await countBotsOf(tx, ownerUserId)) >= MAX_BOTS_PER_OWNER) throw new AppError(Errors.botLimitReached);
+  }
+
+  /** A new App Key; the old one stops working at once, on every instance. */
+  async resetKeyIn(w: Work, appId: string): Promise<string> {
+    const apiKey = newApiKey();
+    if (!(await setApiKey(w.tx, appId, this.sealKey(apiKey), w.now))) throw new AppError(Errors.unknownApp);
+    w.touch(appKey(appId));
+    return apiKey;
+  }
+
+  /** A new App Secret; signatures and token calls with the old one fail at once. */
+  async resetSecretIn(w: Work, appId: string): Promise<string> {
+    const secret = newAppSecret();
+    if (!(await setAppSecret(w.tx, appId, this.box.seal(secret), w.now))) throw new AppError(Errors.unknownApp);
+    w.touch(appKey(appId));
+    return secret;
+  }
+
+  /** The App Key in clear, for the app's owner. */
+  revealKey(app: { api_key_enc: string }): string {
+    return this.box.open(app.api_key_enc);
+  }
+
+  /** The App Key and App Secret in clear, for the demo's printout. */
   async revealCredentials(appId: string): Promise<IssuedCredentials> {
     const app = await findApp(this.db.k, appId);
     if (app === undefined) throw new AppError(Errors.unknownApplication);

@@ -1,8 +1,9 @@
 // App Key -> credential, cached in memory because it is read on every authenticated request.
-// Entries are dropped when a key or secret is reset (here, or on another instance via the bus).
+// Entries are dropped when a key or secret is reset (here, or on another instance): the reset
+// touches appKey(appId) and Invalidations brings it to every instance after the commit.
 import type { AppKind } from '../../db/types.js';
 import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
-import type { Bus } from '../../lib/shared-state.js';
+import { APP_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import type { AppReads } from '../apps/repo.js';
 
 export interface Credential {
@@ -18,7 +19,6 @@ export interface Credential {
 const MAX_ENTRIES = 50_000;
 const NEGATIVE_TTL_MS = 5_000;
 const POSITIVE_TTL_MS = 300_000;
-const CHANNEL = 'credentials:invalidate';
 
 interface Entry {
   credential: Credential | undefined;
@@ -31,11 +31,11 @@ export class CredentialStore {
   constructor(
     private readonly reads: AppReads,
     private readonly box: SecretBox,
-    private readonly bus: Bus,
+    invalidations: Invalidations,
     private readonly now: () => number,
   ) {
-    bus.subscribe(CHANNEL, (appId) => {
-      this.dropLocal(appId);
+    invalidations.listen((key) => {
+      if (key.startsWith(APP_KEY_PREFIX)) this.drop(key.slice(APP_KEY_PREFIX.length));
     });
   }
 
@@ -62,13 +62,7 @@ export class CredentialStore {
     return credential;
   }
 
-  /** Call after an app's key or secret changes; every instance forgets the old credential. */
-  invalidate(appId: string): void {
-    this.dropLocal(appId);
-    this.bus.publish(CHANNEL, appId);
-  }
-
-  private dropLocal(appId: string): void {
+  private drop(appId: string): void {
     for (const [key, entry] of this.cache) {
       if (entry.credential?.appId === appId) this.cache.delete(key);
     }

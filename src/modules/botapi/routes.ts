@@ -125,8 +125,7 @@ export function botApiRoutes(app: App, s: Services): void {
     async (request) => {
       const p = webhookParams(request);
       return done(
-        await s.delivery.setWebhook(bot(request).botId, {
-          url: p.url,
+        await s.delivery.setWebhook(bot(request).botId, p.url, {
           secretToken: p.secret_token,
           payloadFormat: p.payload_format,
           dropPendingUpdates: p.drop_pending_updates,

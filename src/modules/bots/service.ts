@@ -1,9 +1,10 @@
 // Bot permissions: applications filed by developers (or the operator on their behalf) and the
 // operator's review. Nothing is granted without approval.
 import type { Db } from '../../db/connect.js';
-import type { ApplicationStatus, Permission } from '../../db/types.js';
+import type { Kysely } from 'kysely';
+import type { ApplicationStatus, DB, Permission } from '../../db/types.js';
+import type { UnitOfWork, Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
 import { findUser } from '../users/repo.js';
 import * as repo from './repo.js';
@@ -35,38 +36,41 @@ const view = (a: Awaited<ReturnType<typeof repo.findApplication>> & object): App
 export class BotsService {
   constructor(
     private readonly db: Db,
-    private readonly clock: Clock,
+    private readonly work: UnitOfWork,
   ) {}
 
-  async apply(botUserId: string, permission: Permission): Promise<ApplicationView> {
-    const now = this.clock.now();
+  apply(botUserId: string, permission: Permission): Promise<ApplicationView> {
+    return this.work.run((w) => this.applyIn(w, botUserId, permission));
+  }
+
+  async applyIn({ tx, now }: Work, botUserId: string, permission: Permission): Promise<ApplicationView> {
     const id = newId('pa');
-    return this.db.k.transaction().execute(async (tx) => {
-      if ((await repo.findBot(tx, botUserId)) === undefined) throw new AppError(Errors.unknownBot);
-      if ((await repo.permissionsOf(tx, botUserId)).includes(permission)) throw new AppError(Errors.permissionHeld);
-      if ((await repo.pendingApplication(tx, botUserId, permission)) !== undefined) {
-        throw new AppError(Errors.applicationPending);
-      }
-      await repo.insertApplication(tx, { id, bot_user_id: botUserId, permission }, now);
-      return view({
-        id,
-        bot_user_id: botUserId,
-        permission,
-        status: 'pending',
-        note: null,
-        created_at: now,
-        decided_at: null,
-      });
+    if ((await repo.findBot(tx, botUserId)) === undefined) throw new AppError(Errors.unknownBot);
+    if ((await repo.permissionsOf(tx, botUserId)).includes(permission)) throw new AppError(Errors.permissionHeld);
+    if ((await repo.pendingApplication(tx, botUserId, permission)) !== undefined) {
+      throw new AppError(Errors.applicationPending);
+    }
+    await repo.insertApplication(tx, { id, bot_user_id: botUserId, permission }, now);
+    return view({
+      id,
+      bot_user_id: botUserId,
+      permission,
+      status: 'pending',
+      note: null,
+      created_at: now,
+      decided_at: null,
     });
   }
 
-  async list(filter: { status?: ApplicationStatus; botUserId?: string }): Promise<ApplicationView[]> {
-    return (await repo.listApplications(this.db.k, filter)).map(view);
+  async list(
+    filter: { status?: ApplicationStatus; botUserId?: string },
+    q: Kysely<DB> = this.db.k,
+  ): Promise<ApplicationView[]> {
+    return (await repo.listApplications(q, filter)).map(view);
   }
 
-  async decide(id: string, decision: 'approved' | 'rejected', note: string | null): Promise<ApplicationView> {
-    const now = this.clock.now();
-    return this.db.k.transaction().execute(async (tx) => {
+  decide(id: string, decision: 'approved' | 'rejected', note: string | null): Promise<ApplicationView> {
+    return this.work.run(async ({ tx, now }) => {
       const app = await repo.findApplication(tx, id);
       if (app === undefined) throw new AppError(Errors.unknownApplication);
       if (!(await repo.decideApplication(tx, id, decision, note, now))) throw new AppError(Errors.applicationDecided);

@@ -11,7 +11,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
-import { expireUpdates } from './repo.js';
+import { expireDeliveries, expireUpdates } from './repo.js';
 import { KEEP_UPDATES_MS } from './service.js';
 import { parseStored, webhookBody } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
@@ -22,6 +22,8 @@ const MAX_BACKOFF_MS = 10 * 60_000;
 const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
 const BATCH = 64;
 const IDLE_TICK_MS = 1_000;
+/** The delivery log the developer site shows (and redelivers from) covers a week. */
+export const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;
 
 export const backoffMs = (attempts: number): number => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempts);
 
@@ -122,6 +124,7 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const dropped = await expireUpdates(this.db.k, now - KEEP_UPDATES_MS);
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
+    await expireDeliveries(this.db.k, now - KEEP_DELIVERIES_MS);
     const heads = await dueHeads(this.db.k, now);
     const mine = (await Promise.all(heads.map(async (h) => ((await this.lease(h, now)) ? h : undefined)))).filter(
       (h): h is Head => h !== undefined,
@@ -164,6 +167,7 @@ export class WebhookDispatcher {
           error: attempt.error,
           duration_ms: Math.round(attempt.durationMs),
           created_at: now,
+          payload: attempt.ok ? null : h.payload,
         })
         .execute();
       if (attempt.ok) {

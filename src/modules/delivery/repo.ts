@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
-import type { CallbackQueriesTable, DB } from '../../db/types.js';
+import type { CallbackQueriesTable, DB, PayloadFormat } from '../../db/types.js';
 
 /** Bots in a group, and whether each may listen to every group message. */
 export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
@@ -57,6 +57,32 @@ export async function deleteUpdates(tx: Kysely<DB>, botUserId: string, ids: read
   await tx.deleteFrom('updates').where('bot_user_id', '=', botUserId).where('update_id', 'in', ids).execute();
 }
 
+export async function setWebhook(
+  tx: Kysely<DB>,
+  botUserId: string,
+  w: { url: string; keyEnc: string; format: PayloadFormat },
+): Promise<void> {
+  await tx
+    .updateTable('bots')
+    .set({
+      webhook_url: w.url,
+      webhook_key_enc: w.keyEnc,
+      payload_format: w.format,
+      last_error_at: null,
+      last_error_message: null,
+    })
+    .where('bot_user_id', '=', botUserId)
+    .execute();
+}
+
+export async function clearWebhook(tx: Kysely<DB>, botUserId: string): Promise<void> {
+  await tx
+    .updateTable('bots')
+    .set({ webhook_url: null, webhook_key_enc: null })
+    .where('bot_user_id', '=', botUserId)
+    .execute();
+}
+
 export async function dropPending(tx: Kysely<DB>, botUserId: string): Promise<void> {
   await tx.deleteFrom('updates').where('bot_user_id', '=', botUserId).execute();
 }
@@ -75,6 +101,10 @@ export const pendingCount = async (tx: Kysely<DB>, botUserId: string, notBefore:
 export async function expireUpdates(tx: Kysely<DB>, before: number): Promise<number> {
   const r = await tx.deleteFrom('updates').where('created_at', '<', before).executeTakeFirst();
   return Number(r.numDeletedRows);
+}
+
+export async function expireDeliveries(tx: Kysely<DB>, before: number): Promise<void> {
+  await tx.deleteFrom('webhook_deliveries').where('created_at', '<', before).execute();
 }
 
 export async function insertCallbackQuery(

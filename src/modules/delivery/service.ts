@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import { UnitOfWork, type Work } from '../../db/work.js';
 import type { PayloadFormat } from '../../db/types.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -14,14 +15,14 @@ import { findBot } from '../bots/repo.js';
 import { UPDATES_KEY_PREFIX, updatesKey } from './fanout.js';
 import * as repo from './repo.js';
 import { parseStored, type UpdateObject } from './stored.js';
-import { checkWebhookUrl } from './webhook-http.js';
+import { VettedWebhookUrl } from './webhook-http.js';
 
 export const KEEP_UPDATES_MS = 24 * 3600 * 1000;
 const MAX_LIMIT = 100;
 const MAX_TIMEOUT_S = 50;
 const POLLS = 'polls';
-/** Announced instead of a poll id when a webhook is set: it ends every poll of the bot. */
-const WEBHOOK_SET = 'webhook';
+/** Touched when a bot's Webhook URL is set: it ends every poll of the bot, on every instance. */
+const WEBHOOK_KEY_PREFIX = 'webhook:';
 
 type Outcome = 'update' | 'timeout' | 'terminated';
 
@@ -45,7 +46,6 @@ export interface PollParams {
 }
 
 export interface WebhookSettings {
-  url: string;
   secretToken?: string | undefined;
   payloadFormat?: PayloadFormat | undefined;
   dropPendingUpdates?: boolean | undefined;
@@ -53,6 +53,7 @@ export interface WebhookSettings {
 
 export class DeliveryService {
   private readonly waiters = new Map<string, Waiter>();
+  private readonly work: UnitOfWork;
 
   constructor(
     private readonly db: Db,
@@ -62,20 +63,22 @@ export class DeliveryService {
     private readonly invalidations: Invalidations,
     private readonly config: Pick<Config, 'webhookAllowInsecure'>,
   ) {
+    this.work = new UnitOfWork(db, clock, invalidations);
     invalidations.listen((key) => {
       if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
+      if (key.startsWith(WEBHOOK_KEY_PREFIX)) this.terminate(key.slice(WEBHOOK_KEY_PREFIX.length));
     });
     // A getUpdates on another instance ends this instance's poll of the same bot. The bus hands
     // every instance the announcements in one order, its own included: one that arrives before
     // this poll's own has come back was made before this poll started (by a poll already over, or
     // an older one that this poll's announcement ends where it is held), so only announcements
-    // after it end this poll. A webhook being set ends any poll.
+    // after it end this poll.
     bus.subscribe(POLLS, (message) => {
       const [botId = '', pollId = ''] = message.split('\n');
       const waiter = this.waiters.get(botId);
       if (waiter === undefined) return;
       if (waiter.pollId === pollId) waiter.announced = true;
-      else if (waiter.announced || pollId === WEBHOOK_SET) this.end(botId, waiter, 'terminated');
+      else if (waiter.announced) this.end(botId, waiter, 'terminated');
     });
   }
 
@@ -87,6 +90,11 @@ export class DeliveryService {
   /** Answers every long poll held here at once (with whatever is pending): the server is stopping. */
   endAll(): void {
     for (const [botId, waiter] of this.waiters) this.end(botId, waiter, 'timeout');
+  }
+
+  private terminate(botId: string): void {
+    const waiter = this.waiters.get(botId);
+    if (waiter !== undefined) this.end(botId, waiter, 'terminated');
   }
 
   private wake(botId: string): void {
@@ -170,52 +178,46 @@ export class DeliveryService {
     return repo.pendingUpdates(this.db.k, botId, offset, this.clock.now() - KEEP_UPDATES_MS, limit);
   }
 
-  /** Switches the bot to webhook mode; a new Webhook Key unless the URL is unchanged or one is named. */
-  async setWebhook(
-    botId: string,
-    s: WebhookSettings,
-  ): Promise<{ url: string; webhook_key: string; payload_format: PayloadFormat }> {
-    const problem = await checkWebhookUrl(s.url, this.config.webhookAllowInsecure);
-    if (problem !== undefined) throw new AppError(Errors.paramError, `url: ${problem}`);
-    const result = await this.db.k.transaction().execute(async (tx) => {
-      const bot = await findBot(tx, botId);
-      if (bot === undefined) throw new AppError(Errors.unknownBot);
-      const kept =
-        bot.webhook_url === s.url && bot.webhook_key_enc !== null ? this.box.open(bot.webhook_key_enc) : undefined;
-      const key = s.secretToken ?? kept ?? newWebhookKey();
-      const format = s.payloadFormat ?? bot.payload_format;
-      await tx
-        .updateTable('bots')
-        .set({
-          webhook_url: s.url,
-          webhook_key_enc: this.box.seal(key),
-          payload_format: format,
-          last_error_at: null,
-          last_error_message: null,
-        })
-        .where('bot_user_id', '=', botId)
-        .execute();
-      if (s.dropPendingUpdates === true) await repo.dropPending(tx, botId);
-      return { url: s.url, webhook_key: key, payload_format: format };
-    });
-    // A poll held now can no longer receive anything; the dispatcher takes over the queue.
-    const waiter = this.waiters.get(botId);
-    if (waiter !== undefined) this.end(botId, waiter, 'terminated');
-    this.bus.publish(POLLS, `${botId}\n${WEBHOOK_SET}`);
-    this.invalidations.announce([updatesKey(botId)]);
-    return result;
+  vet(url: string): Promise<VettedWebhookUrl> {
+    return VettedWebhookUrl.vet(url, this.config.webhookAllowInsecure);
   }
 
-  async deleteWebhook(botId: string, dropPendingUpdates: boolean): Promise<true> {
-    await this.db.k.transaction().execute(async (tx) => {
-      if ((await findBot(tx, botId)) === undefined) throw new AppError(Errors.unknownBot);
-      await tx
-        .updateTable('bots')
-        .set({ webhook_url: null, webhook_key_enc: null })
-        .where('bot_user_id', '=', botId)
-        .execute();
-      if (dropPendingUpdates) await repo.dropPending(tx, botId);
-    });
+  async setWebhook(botId: string, url: string, s: WebhookSettings) {
+    const vetted = await this.vet(url);
+    return this.work.run((w) => this.setWebhookIn(w, botId, vetted, s));
+  }
+
+  /** Switches the bot to webhook mode; a new Webhook Key unless the URL is unchanged or one is named. */
+  async setWebhookIn(
+    w: Work,
+    botId: string,
+    url: VettedWebhookUrl,
+    s: WebhookSettings,
+  ): Promise<{ url: string; webhook_key: string; payload_format: PayloadFormat }> {
+    if (url.problem !== undefined) throw new AppError(Errors.paramError, `url: ${url.problem}`);
+    const bot = await findBot(w.tx, botId);
+    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    const kept =
+      bot.webhook_url === url.url && bot.webhook_key_enc !== null ? this.box.open(bot.webhook_key_enc) : undefined;
+    const key = s.secretToken ?? kept ?? newWebhookKey();
+    const format = s.payloadFormat ?? bot.payload_format;
+    await repo.setWebhook(w.tx, botId, { url: url.url, keyEnc: this.box.seal(key), format });
+    if (s.dropPendingUpdates === true) await repo.dropPending(w.tx, botId);
+    // A poll held now can no longer receive anything; the dispatcher takes over the queue.
+    w.touch(`${WEBHOOK_KEY_PREFIX}${botId}`);
+    w.touch(updatesKey(botId));
+    return { url: url.url, webhook_key: key, payload_format: format };
+  }
+
+  deleteWebhook(botId: string, dropPendingUpdates: boolean): Promise<true> {
+    return this.work.run((w) => this.deleteWebhookIn(w, botId, dropPendingUpdates));
+  }
+
+  /** Back to long polling; pending Updates stay for getUpdates unless dropped. */
+  async deleteWebhookIn(w: Work, botId: string, dropPendingUpdates: boolean): Promise<true> {
+    if ((await findBot(w.tx, botId)) === undefined) throw new AppError(Errors.unknownBot);
+    await repo.clearWebhook(w.tx, botId);
+    if (dropPendingUpdates) await repo.dropPending(w.tx, botId);
     return true;
   }
 

@@ -277,3 +277,19 @@ export async function postWebhook(input: {
     return failure(describeError(err));
   }
 }
+
+/**
+ * A Webhook URL together with checkWebhookUrl's verdict. Setting a webhook takes one of these, so
+ * the check cannot be skipped, yet its DNS lookup runs before the write transaction opens (a slow
+ * resolver must not hold the store's write lock).
+ */
+export class VettedWebhookUrl {
+  private constructor(
+    readonly url: string,
+    readonly problem: string | undefined,
+  ) {}
+
+  static async vet(url: string, allowInsecure: boolean): Promise<VettedWebhookUrl> {
+    return new VettedWebhookUrl(url, await checkWebhookUrl(url, allowInsecure));
+  }
+}

@@ -1,16 +1,12 @@
 // How a domain declares the operator events it handles: a schema for the data and an apply
 // function that runs inside the batch's transaction and either applies or names a refusal.
-import type { Kysely } from 'kysely';
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { DB } from '../../db/types.js';
+import type { Work } from '../../db/work.js';
 
-export interface EventContext {
-  readonly tx: Kysely<DB>;
-  readonly now: number;
+/** The batch's transaction, shared by its events. */
+export interface EventContext extends Work {
   readonly eventId: string;
-  /** Announces what the event changed (lib/invalidation.ts keys): cached copies are dropped after commit. */
-  readonly touch: (key: string) => void;
 }
 
 /** A refusal reason (`unknown_user`, ...); undefined when the event was applied. */
@@ -21,13 +17,22 @@ export interface EventHandler {
   readonly schema: TSchema;
   /** Undefined when `data` fits the schema, else "field: rule". */
   problem(data: unknown): string | undefined;
-  apply(ctx: EventContext, data: unknown): Promise<Outcome>;
+  /**
+   * Does the event's slow outside work (DNS lookups) before the batch's transaction opens, and
+   * answers the step that applies it inside. `data` must have passed `problem`.
+   */
+  prepare(data: unknown): Promise<(ctx: EventContext) => Promise<Outcome>>;
 }
 
-export function defineEvent<S extends TSchema>(
+/**
+ * `prepare` (optional) runs before the transaction, so nothing slow holds the store's write
+ * lock; what it finds is handed to `apply`.
+ */
+export function defineEvent<S extends TSchema, P = undefined>(
   type: string,
   schema: S,
-  apply: (ctx: EventContext, data: Static<S>) => Promise<Outcome>,
+  apply: (ctx: EventContext, data: Static<S>, prepared: P | undefined) => Promise<Outcome>,
+  prepare?: (data: Static<S>) => Promise<P>,
 ): EventHandler {
   const validator = Compile(schema);
   return {
@@ -48,9 +53,10 @@ export function defineEvent<S extends TSchema>(
       if (first.keyword === 'additionalProperties') return `data.${named('additionalProperties')}: unknown field`;
       return `data${path === '' ? '' : `.${path}`}: ${first.message}`;
     },
-    apply(ctx, data) {
-      if (!validator.Check(data)) return Promise.reject(new Error(`event ${type} applied without validation`));
-      return apply(ctx, data);
+    async prepare(data) {
+      if (!validator.Check(data)) throw new Error(`event ${type} applied without validation`);
+      const prepared = prepare === undefined ? undefined : await prepare(data);
+      return (ctx) => apply(ctx, data, prepared);
     },
   };
 }

@@ -71,6 +71,9 @@ export class EventsService {
   /** `received` as the request gave it: validated here whole before anything applies. */
   async ingest(received: readonly unknown[]): Promise<BatchResult> {
     const checked = this.validate(received);
+    const steps = await Promise.all(
+      checked.map(async ({ event, handler }) => ({ event, apply: await handler.prepare(event.data) })),
+    );
     const now = this.clock.now();
     const touched = new Set<string>();
     const touch = (key: string) => {
@@ -81,14 +84,14 @@ export class EventsService {
         touched.clear();
         const outcomes: EventOutcome[] = [];
         const r: BatchResult = { applied: 0, duplicates: 0, refused: [] };
-        for (const { event: e, handler } of checked) {
+        for (const { event: e, apply } of steps) {
           const fresh = await repo.claimEvent(tx, e.id, e.type, now);
           if (!fresh && (await repo.eventStatus(tx, e.id)) === 'applied') {
             r.duplicates++;
             outcomes.push('duplicate');
             continue;
           }
-          const reason = await handler.apply({ tx, now, eventId: e.id, touch }, e.data);
+          const reason = await apply({ tx, now, eventId: e.id, touch });
           if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
           if (reason === undefined) {
             r.applied++;

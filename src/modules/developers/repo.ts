@@ -1,0 +1,110 @@
+import { sql, type Kysely } from 'kysely';
+import type { DB, GroupInvitePolicy, PrivateMessagePolicy } from '../../db/types.js';
+
+export const ownedApp = (tx: Kysely<DB>, ownerUserId: string, appId: string) =>
+  tx
+    .selectFrom('apps')
+    .selectAll()
+    .where('app_id', '=', appId)
+    .where('owner_user_id', '=', ownerUserId)
+    .executeTakeFirst();
+
+/** A developer's bot with its profile (the bot's user row) and its app. */
+export const ownedBot = (tx: Kysely<DB>, ownerUserId: string, botUserId: string) =>
+  tx
+    .selectFrom('bots as b')
+    .innerJoin('users as u', 'u.user_id', 'b.bot_user_id')
+    .innerJoin('apps as a', 'a.app_id', 'b.app_id')
+    .select([
+      'b.bot_user_id',
+      'b.app_id',
+      'b.description',
+      'b.evm_address',
+      'b.private_message_policy',
+      'b.group_invite_policy',
+      'b.webhook_url',
+      'b.payload_format',
+      'b.last_error_at',
+      'b.last_error_message',
+      'b.created_at',
+      'u.name',
+      'u.avatar',
+      'u.level',
+      'a.api_key_enc',
+    ])
+    .where('b.bot_user_id', '=', botUserId)
+    .where('b.owner_user_id', '=', ownerUserId)
+    .executeTakeFirst();
+
+export async function setProfile(
+  tx: Kysely<DB>,
+  bot: { bot_user_id: string; app_id: string },
+  p: { name: string; avatar: string; description: string },
+  now: number,
+): Promise<void> {
+  await tx
+    .updateTable('users')
+    .set({ name: p.name, avatar: p.avatar, updated_at: now })
+    .where('user_id', '=', bot.bot_user_id)
+    .execute();
+  await tx.updateTable('apps').set({ name: p.name, updated_at: now }).where('app_id', '=', bot.app_id).execute();
+  await tx.updateTable('bots').set({ description: p.description }).where('bot_user_id', '=', bot.bot_user_id).execute();
+}
+
+export async function setPrivacy(
+  tx: Kysely<DB>,
+  botUserId: string,
+  p: { private_message_policy: PrivateMessagePolicy; group_invite_policy: GroupInvitePolicy },
+): Promise<void> {
+  await tx.updateTable('bots').set(p).where('bot_user_id', '=', botUserId).execute();
+}
+
+export const recentDeliveries = (tx: Kysely<DB>, botUserId: string, limit: number) =>
+  tx
+    .selectFrom('webhook_deliveries as d')
+    .select([
+      'd.seq',
+      'd.update_id',
+      'd.url',
+      'd.attempt',
+      'd.status_code',
+      'd.error',
+      'd.duration_ms',
+      'd.created_at',
+      // Whether a later attempt of the same Update got through.
+      sql<number>`case when exists (select 1 from webhook_deliveries l where l.bot_user_id = d.bot_user_id
+        and l.update_id = d.update_id and l.seq > d.seq and l.error is null) then 1 else 0 end`.as('superseded'),
+    ])
+    .where('d.bot_user_id', '=', botUserId)
+    .orderBy('d.seq', 'desc')
+    .limit(limit)
+    .execute();
+
+export const findDelivery = (tx: Kysely<DB>, botUserId: string, seq: number) =>
+  tx
+    .selectFrom('webhook_deliveries')
+    .select(['seq', 'update_id', 'error', 'payload'])
+    .where('bot_user_id', '=', botUserId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+
+export const laterSuccess = async (tx: Kysely<DB>, botUserId: string, updateId: number, seq: number) =>
+  (await tx
+    .selectFrom('webhook_deliveries')
+    .select('seq')
+    .where('bot_user_id', '=', botUserId)
+    .where('update_id', '=', updateId)
+    .where('seq', '>', seq)
+    .where('error', 'is', null)
+    .executeTakeFirst()) !== undefined;
+
+/** Makes a queued Update due now; false when it is no longer queued. */
+export async function retryNow(tx: Kysely<DB>, botUserId: string, updateId: number, now: number): Promise<boolean> {
+  const r = await tx
+    .updateTable('updates')
+    .set({ next_attempt_at: now })
+    .where('bot_user_id', '=', botUserId)
+    .where('update_id', '=', updateId)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}

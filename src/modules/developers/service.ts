@@ -1,0 +1,292 @@
+// Bot administration for developers: the one service under both front doors, the developer site
+// (/developers/) and the bot-creation assistant's chat. Every rule lives here or in the services
+// it calls: ownership, the five-bot limit, what a name or URL may be, that bots cannot be deleted.
+// Writes take the caller's Work (its transaction): the site opens one per request, the assistant
+// shares the transaction of the event batch its command arrived in.
+import type { Kysely } from 'kysely';
+import type { Db } from '../../db/connect.js';
+import type { DB, GroupInvitePolicy, PayloadFormat, Permission, PrivateMessagePolicy } from '../../db/types.js';
+import type { Work } from '../../db/work.js';
+import { AppError, Errors } from '../../errors.js';
+import { userKey } from '../../lib/invalidation.js';
+import { redirectUris as storedRedirectUris, appsOf, replaceRedirectUris } from '../apps/repo.js';
+import type { AppsService, NewBot } from '../apps/service.js';
+import { permissionsOf } from '../bots/repo.js';
+import type { ApplicationView, BotsService } from '../bots/service.js';
+import { updatesKey } from '../delivery/fanout.js';
+import { insertUpdate } from '../delivery/repo.js';
+import type { DeliveryService } from '../delivery/service.js';
+import type { VettedWebhookUrl } from '../delivery/webhook-http.js';
+import * as repo from './repo.js';
+import * as rules from './rules.js';
+
+const RECENT_DELIVERIES = 20;
+
+export interface AppSummary {
+  app_id: string;
+  kind: 'app' | 'bot';
+  name: string;
+  bot_user_id: string | null;
+  created_at: number;
+}
+
+export interface AppView {
+  app_id: string;
+  name: string;
+  api_key: string;
+  redirect_uris: string[];
+  created_at: number;
+}
+
+export type ReceivingMode = 'webhook' | 'polling';
+
+export interface BotView {
+  bot_user_id: string;
+  app_id: string;
+  name: string;
+  avatar: string;
+  description: string;
+  level: number;
+  evm_address: string;
+  api_key: string;
+  mode: ReceivingMode;
+  webhook_url: string | null;
+  payload_format: PayloadFormat;
+  last_error: { at: number; message: string } | null;
+  private_messages: PrivateMessagePolicy;
+  group_invites: GroupInvitePolicy;
+  permissions: Permission[];
+  applications: ApplicationView[];
+  redirect_uris: string[];
+  created_at: number;
+}
+
+export type DeliveryState = 'delivered' | 'failed' | 'redelivered';
+
+export interface DeliveryView {
+  id: number;
+  update_id: number;
+  url: string;
+  attempt: number;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  created_at: number;
+  /** `redelivered`: failed, but a later attempt of the same Update got through. */
+  state: DeliveryState;
+}
+
+export interface ProfileChange {
+  name?: string | undefined;
+  avatar?: string | undefined;
+  description?: string | undefined;
+}
+
+export interface PrivacyChange {
+  private_messages?: PrivateMessagePolicy | undefined;
+  group_invites?: GroupInvitePolicy | undefined;
+}
+
+export class DevelopersService {
+  constructor(
+    private readonly db: Db,
+    private readonly apps: AppsService,
+    private readonly bots: BotsService,
+    private readonly delivery: DeliveryService,
+  ) {}
+
+  // Reads: `q` is the caller's transaction when there is one (the assistant), else the store.
+
+  async overview(ownerUserId: string, q: Kysely<DB> = this.db.k): Promise<AppSummary[]> {
+    return (await appsOf(q, ownerUserId)).map((a) => ({
+      app_id: a.app_id,
+      kind: a.kind,
+      name: a.name,
+      bot_user_id: a.bot_user_id,
+      created_at: a.created_at,
+    }));
+  }
+
+  async app(ownerUserId: string, appId: string, q: Kysely<DB> = this.db.k): Promise<AppView> {
+    const app = await repo.ownedApp(q, ownerUserId, appId);
+    if (app === undefined) throw new AppError(Errors.unknownApp);
+    return {
+      app_id: app.app_id,
+      name: app.name,
+      api_key: this.apps.revealKey(app),
+      redirect_uris: await storedRedirectUris(q, appId),
+      created_at: app.created_at,
+    };
+  }
+
+  async bot(ownerUserId: string, botUserId: string, q: Kysely<DB> = this.db.k): Promise<BotView> {
+    const b = await this.ownedBot(q, ownerUserId, botUserId);
+    return {
+      bot_user_id: b.bot_user_id,
+      app_id: b.app_id,
+      name: b.name,
+      avatar: b.avatar,
+      description: b.description,
+      level: b.level,
+      evm_address: b.evm_address,
+      api_key: this.apps.revealKey(b),
+      mode: b.webhook_url === null ? 'polling' : 'webhook',
+      webhook_url: b.webhook_url,
+      payload_format: b.payload_format,
+      last_error: b.last_error_at === null ? null : { at: b.last_error_at, message: b.last_error_message ?? '' },
+      private_messages: b.private_message_policy,
+      group_invites: b.group_invite_policy,
+      permissions: await permissionsOf(q, botUserId),
+      applications: (await this.bots.list({ botUserId }, q)).reverse(),
+      redirect_uris: await storedRedirectUris(q, b.app_id),
+      created_at: b.created_at,
+    };
+  }
+
+  async deliveries(ownerUserId: string, botUserId: string, q: Kysely<DB> = this.db.k): Promise<DeliveryView[]> {
+    await this.ownedBot(q, ownerUserId, botUserId);
+    return (await repo.recentDeliveries(q, botUserId, RECENT_DELIVERIES)).map((d) => ({
+      id: d.seq,
+      update_id: d.update_id,
+      url: d.url,
+      attempt: d.attempt,
+      status_code: d.status_code,
+      error: d.error,
+      duration_ms: d.duration_ms,
+      created_at: d.created_at,
+      state: d.error === null ? 'delivered' : d.superseded === 1 ? 'redelivered' : 'failed',
+    }));
+  }
+
+  // Writes.
+
+  createApp(w: Work, ownerUserId: string, input: { name: string; redirect_uris: readonly string[] }) {
+    return this.apps.createAppIn(w, {
+      owner_user_id: ownerUserId,
+      name: rules.botName(input.name),
+      redirect_uris: rules.redirectUris(input.redirect_uris),
+    });
+  }
+
+  createBot(w: Work, ownerUserId: string, input: { name: string; description?: string }): Promise<NewBot> {
+    return this.apps.createBotIn(w, {
+      owner_user_id: ownerUserId,
+      name: rules.botName(input.name),
+      description: rules.description(input.description ?? ''),
+    });
+  }
+
+  /** A bot name as it would be stored, or invalid_request: for a front door that asks step by step. */
+  checkName(text: string): string {
+    return rules.botName(text);
+  }
+
+  /** Lets a front door say at the start of a conversation that no more bots can be made. */
+  assertBotRoom(w: Work, ownerUserId: string): Promise<void> {
+    return this.apps.assertBotRoom(w, ownerUserId);
+  }
+
+  /** Refused always: the description says created bots cannot be deleted. */
+  async deleteBot(w: Work, ownerUserId: string, botUserId: string): Promise<never> {
+    await this.ownedBot(w.tx, ownerUserId, botUserId);
+    throw new AppError(Errors.botNotDeletable);
+  }
+
+  async resetKey(w: Work, ownerUserId: string, appId: string): Promise<string> {
+    await this.ownedApp(w.tx, ownerUserId, appId);
+    return this.apps.resetKeyIn(w, appId);
+  }
+
+  async resetSecret(w: Work, ownerUserId: string, appId: string): Promise<string> {
+    await this.ownedApp(w.tx, ownerUserId, appId);
+    return this.apps.resetSecretIn(w, appId);
+  }
+
+  async setRedirectUris(w: Work, ownerUserId: string, appId: string, uris: readonly string[]): Promise<string[]> {
+    await this.ownedApp(w.tx, ownerUserId, appId);
+    const checked = rules.redirectUris(uris);
+    await replaceRedirectUris(w.tx, appId, checked);
+    return storedRedirectUris(w.tx, appId);
+  }
+
+  async setProfile(w: Work, ownerUserId: string, botUserId: string, change: ProfileChange): Promise<void> {
+    const bot = await this.ownedBot(w.tx, ownerUserId, botUserId);
+    await repo.setProfile(
+      w.tx,
+      bot,
+      {
+        name: change.name === undefined ? bot.name : rules.botName(change.name),
+        avatar: change.avatar === undefined ? bot.avatar : rules.avatar(change.avatar),
+        description: change.description === undefined ? bot.description : rules.description(change.description),
+      },
+      w.now,
+    );
+    w.touch(userKey(botUserId));
+  }
+
+  async setPrivacy(w: Work, ownerUserId: string, botUserId: string, change: PrivacyChange): Promise<void> {
+    const bot = await this.ownedBot(w.tx, ownerUserId, botUserId);
+    await repo.setPrivacy(w.tx, botUserId, {
+      private_message_policy: change.private_messages ?? bot.private_message_policy,
+      group_invite_policy: change.group_invites ?? bot.group_invite_policy,
+    });
+  }
+
+  /** Webhook mode, with a new Webhook Key (shown once, like the App Secret). */
+  async setWebhook(
+    w: Work,
+    ownerUserId: string,
+    botUserId: string,
+    url: VettedWebhookUrl,
+    payloadFormat?: PayloadFormat,
+  ) {
+    await this.ownedBot(w.tx, ownerUserId, botUserId);
+    return this.delivery.setWebhookIn(w, botUserId, url, { payloadFormat });
+  }
+
+  async clearWebhook(w: Work, ownerUserId: string, botUserId: string): Promise<void> {
+    await this.ownedBot(w.tx, ownerUserId, botUserId);
+    await this.delivery.deleteWebhookIn(w, botUserId, false);
+  }
+
+  async apply(w: Work, ownerUserId: string, botUserId: string, permission: Permission): Promise<ApplicationView> {
+    await this.ownedBot(w.tx, ownerUserId, botUserId);
+    return this.bots.applyIn(w, botUserId, permission);
+  }
+
+  /**
+   * Sends a failed delivery's Update again, now: at once if it is still queued (skipping the
+   * backoff), else queued anew from the copy the failed attempt kept.
+   */
+  async redeliver(w: Work, ownerUserId: string, botUserId: string, deliveryId: number): Promise<void> {
+    const bot = await this.ownedBot(w.tx, ownerUserId, botUserId);
+    const d = await repo.findDelivery(w.tx, botUserId, deliveryId);
+    if (d === undefined) throw new AppError(Errors.unknownDelivery);
+    if (d.error === null || (await repo.laterSuccess(w.tx, botUserId, d.update_id, d.seq))) {
+      throw new AppError(Errors.deliveryNotFailed);
+    }
+    if (bot.webhook_url === null) throw new AppError(Errors.webhookNotSet);
+    if (!(await repo.retryNow(w.tx, botUserId, d.update_id, w.now))) {
+      if (d.payload === null) throw new AppError(Errors.deliveryNotFailed);
+      await insertUpdate(w.tx, {
+        bot_user_id: botUserId,
+        update_id: d.update_id,
+        payload: d.payload,
+        created_at: w.now,
+      });
+    }
+    w.touch(updatesKey(botUserId));
+  }
+
+  private async ownedBot(q: Kysely<DB>, ownerUserId: string, botUserId: string) {
+    const bot = await repo.ownedBot(q, ownerUserId, botUserId);
+    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    return bot;
+  }
+
+  private async ownedApp(q: Kysely<DB>, ownerUserId: string, appId: string) {
+    const app = await repo.ownedApp(q, ownerUserId, appId);
+    if (app === undefined) throw new AppError(Errors.unknownApp);
+    return app;
+  }
+}
