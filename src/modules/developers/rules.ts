@@ -36,7 +36,8 @@ function absoluteUrl(field: string, text: string, schemes: readonly string[]): U
   } catch {
     throw invalid(`${field}: not a valid URL`);
   }
-  if (!schemes.includes(url.protocol)) throw invalid(`${field}: must start with ${schemes.join(' or ')}//`);
+  if (!schemes.includes(url.protocol))
+    throw invalid(`${field}: must start with ${schemes.map((s) => `${s}//`).join(' or ')}`);
   if (CONTROL.test(text) || /\s/.test(text)) throw invalid(`${field}: must not contain spaces`);
   return url;
 }
