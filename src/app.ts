@@ -46,6 +46,8 @@ let requests = 0;
 export interface BuildOptions {
   /** pino options, or false for no logs (tests). */
   logger?: FastifyServerOptions['logger'];
+  /** Routes of the running mode (the demo's sign-in link), added before the app is ready. */
+  extraRoutes?: (app: App) => void;
 }
 
 export async function buildApp(s: Services, options: BuildOptions = {}): Promise<App> {
@@ -135,6 +137,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     done();
   });
 
+  options.extraRoutes?.(app);
   await app.ready();
   return app;
 }

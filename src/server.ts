@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { boot } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { describeDemo, ensureDemo } from './demo/demo.js';
+import { demoSignIn } from './demo/sign-in.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -15,7 +16,11 @@ async function main(): Promise<void> {
     );
   }
   const demo = process.argv.includes('--demo') ? await ensureDemo(services) : undefined;
+  let signIn: string | undefined;
   const app = await buildApp(services, {
+    extraRoutes: (a) => {
+      if (demo !== undefined) signIn = demoSignIn(a, services, demo.developerId);
+    },
     logger: {
       level: config.logLevel,
       redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], remove: true },
@@ -23,7 +28,7 @@ async function main(): Promise<void> {
   });
   await app.listen({ port: config.port, host: config.host });
   services.dispatcher.start();
-  if (demo !== undefined) process.stdout.write(describeDemo(demo, config.publicUrl));
+  if (demo !== undefined) process.stdout.write(describeDemo(demo, config.publicUrl, signIn));
 
   let stopping = false;
   const stop = (signal: string) => {

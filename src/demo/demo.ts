@@ -1,11 +1,16 @@
 // A small demo community loaded on first `npm start`, and the ready-to-paste calls against it.
 import type { IncomingEvent } from '../modules/events/service.js';
+import { ASSISTANT_USER_ID } from '../db/migrations/0003_developers.js';
 import type { Services } from '../services.js';
 
 const META_KEY = 'demo';
 
+/** The demo's developer: owns the demo app and bot. */
+const DEVELOPER_ID = '10001';
+
 export interface Demo {
   userId: string;
+  developerId: string;
   groupUrl: string;
   app: { app_id: string; api_key: string; app_secret: string };
   bot: { bot_user_id: string; api_key: string };
@@ -84,6 +89,7 @@ export async function ensureDemo(s: Services): Promise<Demo> {
   const bot = await s.apps.revealCredentials(stored.botAppId);
   return {
     userId: stored.userId,
+    developerId: DEVELOPER_ID,
     groupUrl: stored.groupUrl,
     app,
     bot: { bot_user_id: stored.botUserId, api_key: bot.api_key },
@@ -93,11 +99,11 @@ export async function ensureDemo(s: Services): Promise<Demo> {
 async function createDemo(s: Services): Promise<StoredDemo> {
   await s.events.ingest(demoEvents());
   const app = await s.apps.createApp({
-    owner_user_id: '10001',
+    owner_user_id: DEVELOPER_ID,
     name: 'Demo App',
     redirect_uris: [`${s.config.publicUrl}/demo/callback`],
   });
-  const bot = await s.apps.createBot({ owner_user_id: '10001', name: 'Demo Bot', description: 'Says hello.' });
+  const bot = await s.apps.createBot({ owner_user_id: DEVELOPER_ID, name: 'Demo Bot', description: 'Says hello.' });
   const stored: StoredDemo = {
     userId: '10002',
     groupUrl: 'https://community.example/g/open-platform-demo',
@@ -112,7 +118,7 @@ async function createDemo(s: Services): Promise<StoredDemo> {
   return stored;
 }
 
-export function describeDemo(d: Demo, base: string): string {
+export function describeDemo(d: Demo, base: string, signInPath?: string): string {
   const q = `${base}/openapi/user/info?user_id=${d.userId}`;
   return [
     '',
@@ -127,6 +133,12 @@ export function describeDemo(d: Demo, base: string): string {
     `  App: app_id=${d.app.app_id}  App Key=${d.app.api_key}  App Secret=${d.app.app_secret}`,
     `  Bot: user_id=${d.bot.bot_user_id}  App Key=${d.bot.api_key}`,
     `  API reference: ${base}/docs`,
+    ...(signInPath === undefined
+      ? []
+      : [
+          `  Developer site, signed in as the demo developer (${d.developerId}): ${base}${signInPath}`,
+          `  Bot-creation assistant: send private messages to user ${ASSISTANT_USER_ID} (message.created events)`,
+        ]),
     '',
   ].join('\n');
 }
