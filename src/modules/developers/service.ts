@@ -5,7 +5,14 @@
 // shares the transaction of the event batch its command arrived in.
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
-import type { DB, GroupInvitePolicy, PayloadFormat, Permission, PrivateMessagePolicy } from '../../db/types.js';
+import type {
+  DB,
+  GroupInvitePolicy,
+  PayloadFormat,
+  Permission,
+  PrivateMessagePolicy,
+  WebhookDeliveriesTable,
+} from '../../db/types.js';
 import type { Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { userKey } from '../../lib/invalidation.js';
@@ -63,18 +70,15 @@ export interface BotView {
 
 export type DeliveryState = 'delivered' | 'failed' | 'redelivered';
 
-export interface DeliveryView {
+/** One attempt of the delivery log. */
+export type DeliveryView = Pick<
+  WebhookDeliveriesTable,
+  'update_id' | 'url' | 'attempt' | 'status_code' | 'error' | 'duration_ms' | 'created_at'
+> & {
   id: number;
-  update_id: number;
-  url: string;
-  attempt: number;
-  status_code: number | null;
-  error: string | null;
-  duration_ms: number;
-  created_at: number;
   /** `redelivered`: failed, but a later attempt of the same Update got through. */
   state: DeliveryState;
-}
+};
 
 export interface ProfileChange {
   name?: string | undefined;
