@@ -1,27 +1,18 @@
 // GET and POST /oauth/authorize: the page where a signed-in user allows or cancels an app's login
 // (seed-api.md "Authorization login") or payment ("Authorized payment"); decisions.md section 5.
-//
-// CSRF: a random key lives in the `op_csrf` cookie (HttpOnly, SameSite=Strict, Path=/oauth) and
-// the form carries HMAC-SHA256(key, session cookie value). A cross-site form cannot read or send
-// the key; and someone able to plant a cookie still cannot compute the token without the victim's
-// session. It needs no server-side state or shared secret, so it works across instances.
-import { createHmac } from 'node:crypto';
+// CSRF as http/pages/csrf.ts describes, with the key cookie on Path=/oauth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../http/errors.js';
 import type { App } from '../../http/types.js';
-import { safeEqual } from '../../lib/crypto.js';
-import { newSecretToken } from '../../lib/ids.js';
+import { cookiesOf, csrfKeyCookie, csrfToken, csrfValid, CSRF_FIELD } from '../../http/pages/csrf.js';
+import { parseUrl } from '../../http/pages/html.js';
 import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { SOURCE, type PaymentRequest } from '../payments/service.js';
-import { SESSION_COOKIE } from '../sessions/service.js';
-import { consentPage, errorPage, openInAppPage, pageHeaders, parseUrl, type Party } from './page.js';
+import { consentPage, errorPage, openInAppPage, pageHeaders, type Party } from './page.js';
 import { SCOPES, type AppRef, type Scope } from './service.js';
 
 export const AUTHORIZE_PATH = '/oauth/authorize';
-export const CSRF_COOKIE = 'op_csrf';
-/** Form field of the CSRF token. */
-export const CSRF_FIELD = 'csrf';
 
 /** The request's parameters; the form posts back those that were given. */
 const REQUEST_FIELDS = [
@@ -39,9 +30,6 @@ const REQUEST_FIELDS = [
 ] as const;
 const PAYMENT_FIELDS = ['amount', 'payer_user_id', 'receiver_user_id', 'pay_type', 'pay_info'] as const;
 const SINGLE_FIELDS = new Set<string>([...REQUEST_FIELDS, CSRF_FIELD, 'action']);
-
-/** A key as newSecretToken makes them: 32 random bytes, base64url. */
-const CSRF_KEY = /^[\w-]{43}$/;
 
 const CANT = "This request can't be completed";
 
@@ -142,30 +130,6 @@ export function withParams(uri: string, params: Readonly<Record<string, string |
   return parseUrl(joined)?.href ?? joined;
 }
 
-export const csrfToken = (key: string, session: string): string =>
-  createHmac('sha256', key).update(session).digest('base64url');
-
-function csrfValid(key: string | undefined, session: string, given: string | undefined): boolean {
-  return key !== undefined && CSRF_KEY.test(key) && given !== undefined && safeEqual(csrfToken(key, session), given);
-}
-
-/**
- * The two cookies this page reads. Both hold base64url text, so no decoding is needed; the first
- * of a repeated name wins, as in browsers' own ordering (most specific path first).
- */
-function cookiesOf(request: FastifyRequest): { session?: string; csrfKey?: string } {
-  const found = new Map<string, string>();
-  for (const pair of (request.headers.cookie ?? '').split(';')) {
-    const at = pair.indexOf('=');
-    if (at < 0) continue;
-    const name = pair.slice(0, at).trim();
-    if (!found.has(name)) found.set(name, pair.slice(at + 1).trim());
-  }
-  const session = found.get(SESSION_COOKIE);
-  const csrfKey = found.get(CSRF_COOKIE);
-  return { ...(session !== undefined ? { session } : {}), ...(csrfKey !== undefined ? { csrfKey } : {}) };
-}
-
 function setPageHeaders(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   void reply.headers(pageHeaders());
   done();
@@ -241,9 +205,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
           payInfo: r.payment.pay_info,
         };
       }
-      // Reusing a key already set keeps forms open in other tabs valid.
-      const key = csrfKey !== undefined && CSRF_KEY.test(csrfKey) ? csrfKey : newSecretToken();
-      const cookie = `${CSRF_COOKIE}=${key}; Path=/oauth; HttpOnly; SameSite=Strict${secureCookie ? '; Secure' : ''}`;
+      const { key, cookie } = csrfKeyCookie(csrfKey, '/oauth', secureCookie);
       return reply
         .headers(pageHeaders(r.redirectUri))
         .header('set-cookie', cookie)

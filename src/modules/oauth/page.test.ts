@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { adminHeaders, describeStores, FakeClock } from '../../../test/helpers/app.js';
 import { applyEvents, createApp, createUsers, type Creds, type TestUser } from '../../../test/helpers/factories.js';
-import { escapeHtml, html, pageHeaders } from './page.js';
+import { escapeHtml, html } from '../../http/pages/html.js';
+import { pageHeaders } from './page.js';
 import { pointsText, withParams } from './page-routes.js';
 
 const clock = new FakeClock();

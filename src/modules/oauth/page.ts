@@ -1,36 +1,8 @@
 // The authorize page's HTML: consent (login or payment), "open in the application" and error
 // pages. Rendering only; page-routes.ts decides which page a request gets. Every interpolated
 // value goes through `html`, which escapes anything that is not already markup.
-import { hash } from 'node:crypto';
+import { html, initial, parseUrl, Stylesheet, type Html } from '../../http/pages/html.js';
 import type { Scope } from './service.js';
-
-/** Markup that is already safe to emit. */
-export class Html {
-  constructor(readonly text: string) {}
-}
-
-type Part = Html | string | number | false | undefined | readonly Part[];
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
-
-function render(part: Part): string {
-  if (part instanceof Html) return part.text;
-  if (part === false || part === undefined) return '';
-  if (typeof part === 'number') return String(part);
-  if (typeof part === 'string') return escapeHtml(part);
-  return part.map(render).join('');
-}
-
-/** Template tag: literal text is markup, interpolations are escaped (false and undefined omit). */
-export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
-  let out = strings[0] ?? '';
-  parts.forEach((part, i) => {
-    out += render(part) + (strings[i + 1] ?? '');
-  });
-  return new Html(out);
-}
 
 // Light and dark palettes; every text colour has at least 4.5:1 contrast on its background and
 // control borders at least 3:1.
@@ -74,68 +46,22 @@ button{flex:1 1 0;min-height:48px;padding:12px 16px;border-radius:10px;border:1p
 .fine{margin:16px 0 0;font-size:14px;color:var(--muted);overflow-wrap:anywhere}
 `;
 
-/** The CSP source that allows exactly the one inline stylesheet, and no other inline style. */
-const STYLE_SOURCE = `'sha256-${hash('sha256', STYLE, 'base64')}'`;
-// Built here, not in the template, so formatting the template cannot change the hashed text.
-const STYLE_ELEMENT = new Html(`<style>${STYLE}</style>`);
+const SHEET = new Stylesheet(STYLE);
 
 /** Only a plain scheme://host[:port] may enter the policy (a registered URI's host may hold ';'). */
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d+)?$/;
-
-/** `URL.parse` needs Node 22; the project supports 20. */
-export function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Headers of every authorize page answer. `returnTo` is the redirect URI the form may lead to:
  * Chromium applies `form-action` to the redirect that follows the POST, so its origin is listed.
  */
 export function pageHeaders(returnTo?: string): Record<string, string> {
-  const formAction = ["'self'"];
-  if (returnTo !== undefined) {
-    const url = parseUrl(returnTo);
-    if (url !== undefined) formAction.push(PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol);
-  }
-  return {
-    'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': [
-      "default-src 'none'",
-      `style-src ${STYLE_SOURCE}`,
-      `form-action ${formAction.join(' ')}`,
-      "frame-ancestors 'none'",
-      "base-uri 'none'",
-    ].join('; '),
-    'x-frame-options': 'DENY',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-store',
-    'x-content-type-options': 'nosniff',
-  };
+  const url = returnTo === undefined ? undefined : parseUrl(returnTo);
+  if (url === undefined) return SHEET.headers();
+  return SHEET.headers([PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol]);
 }
 
-function document(title: string, body: Html): string {
-  return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="color-scheme" content="light dark" />
-        <meta name="referrer" content="no-referrer" />
-        <title>${title} · Open Platform</title>
-        ${STYLE_ELEMENT}
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html> `.text;
-}
-
-/** The first character of a name, as a monogram in place of a logo. */
-const initial = (name: string): string => (Array.from(name.trim())[0] ?? '?').toUpperCase();
+const document = (title: string, body: Html): string => SHEET.document(title, body);
 
 export interface Party {
   userId: string;
