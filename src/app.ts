@@ -14,6 +14,7 @@ import { bearerMatches } from './modules/admin/service.js';
 import { appRoutes } from './modules/apps/routes.js';
 import { assistantRoutes } from './modules/assistant/routes.js';
 import { permissionRoutes } from './modules/bots/routes.js';
+import { developerSiteRoutes } from './modules/developers/site-routes.js';
 import { eventRoutes } from './modules/events/routes.js';
 import { healthRoutes } from './modules/health/routes.js';
 import { outboxRoutes } from './modules/outbox/routes.js';
@@ -119,6 +120,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   botApiRoutes(app, s);
   oauthRoutes(app, s);
   authorizePageRoutes(app, s);
+  developerSiteRoutes(app, s);
   paymentRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {

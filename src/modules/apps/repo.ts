@@ -53,7 +53,7 @@ export const appsOf = (tx: Kysely<DB>, ownerUserId: string) =>
   tx
     .selectFrom('apps')
     .leftJoin('bots', 'bots.app_id', 'apps.app_id')
-    .select(['apps.app_id', 'apps.kind', 'apps.name', 'apps.created_at', 'bots.bot_user_id'])
+    .select(['apps.app_id', 'apps.kind', 'apps.name', 'apps.created_at', 'bots.bot_user_id', 'bots.webhook_url'])
     .where('apps.owner_user_id', '=', ownerUserId)
     .orderBy('apps.created_at')
     .orderBy('apps.app_id')

@@ -34,6 +34,8 @@ export interface AppSummary {
   kind: 'app' | 'bot';
   name: string;
   bot_user_id: string | null;
+  /** How a bot receives Updates; null for an app. */
+  mode: ReceivingMode | null;
   created_at: number;
 }
 
@@ -91,6 +93,8 @@ export interface PrivacyChange {
   group_invites?: GroupInvitePolicy | undefined;
 }
 
+const modeOf = (webhookUrl: string | null): ReceivingMode => (webhookUrl === null ? 'polling' : 'webhook');
+
 export class DevelopersService {
   constructor(
     private readonly db: Db,
@@ -107,6 +111,7 @@ export class DevelopersService {
       kind: a.kind,
       name: a.name,
       bot_user_id: a.bot_user_id,
+      mode: a.bot_user_id === null ? null : modeOf(a.webhook_url),
       created_at: a.created_at,
     }));
   }
@@ -134,7 +139,7 @@ export class DevelopersService {
       level: b.level,
       evm_address: b.evm_address,
       api_key: this.apps.revealKey(b),
-      mode: b.webhook_url === null ? 'polling' : 'webhook',
+      mode: modeOf(b.webhook_url),
       webhook_url: b.webhook_url,
       payload_format: b.payload_format,
       last_error: b.last_error_at === null ? null : { at: b.last_error_at, message: b.last_error_message ?? '' },
