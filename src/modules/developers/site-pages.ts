@@ -313,6 +313,7 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
 
 export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryView[], n?: Notice): string {
   const path = `${SITE}/bots/${bot.bot_user_id}`;
+  const formatName = `${bot.payload_format} format`;
   return layout(
     ctx,
     bot.name,
@@ -344,8 +345,7 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
           <p id="mode">
             ${
               bot.mode === 'webhook'
-                ? html`Mode: <strong>Webhook</strong> at <code>${bot.webhook_url ?? ''}</code> (${bot.payload_format}
-                    format)`
+                ? html`Mode: <strong>Webhook</strong> at <code>${bot.webhook_url ?? ''}</code> (${formatName})`
                 : html`Mode: <strong>Long polling</strong> (getUpdates)`
             }
           </p>
