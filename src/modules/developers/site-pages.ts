@@ -271,8 +271,8 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
       html`<table>
         <thead>
           <tr>
-            <th>Application</th>
-            <th>Filed (UTC)</th>
+            <th>Permission</th>
+            <th>Filed</th>
             <th>Status</th>
             <th>Note</th>
           </tr>
@@ -282,7 +282,7 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
             (a) =>
               html`<tr>
                 <td>${PERMISSION_NAMES[a.permission] ?? a.permission}</td>
-                <td>${a.created_at.slice(0, 19).replace('T', ' ')}</td>
+                <td>${a.created_at.slice(0, 10)}</td>
                 <td>${status(a.status)}</td>
                 <td>${a.note ?? ''}</td>
               </tr>`,

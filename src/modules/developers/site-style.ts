@@ -25,12 +25,13 @@ p{margin:0 0 12px}
 .card{background:var(--card);border:1px solid var(--line);border-radius:14px;padding:20px;box-shadow:0 1px 2px rgba(16,24,40,.05)}
 .card+.card{margin-top:16px}
 .grid .card+.card{margin-top:0}
+.grid+.card,h1+.card{margin-top:16px}
 .head{display:flex;align-items:center;gap:14px;margin:0 0 18px}
 .badge{flex:none;width:48px;height:48px;border-radius:12px;display:grid;place-items:center;background:var(--soft);color:var(--accent);font-size:22px;font-weight:700;overflow:hidden}
 .badge img{width:100%;height:100%;object-fit:cover}
 table{width:100%;border-collapse:collapse;font-size:14px}
-th,td{text-align:left;padding:9px 8px;border-top:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
-th{color:var(--muted);font-weight:600;border-top:0}
+th,td{text-align:left;padding:9px 8px;border-top:1px solid var(--line);vertical-align:top;overflow-wrap:break-word}
+th{color:var(--muted);font-weight:600;border-top:0;white-space:nowrap}
 dl{margin:0}
 .row{display:flex;justify-content:space-between;gap:16px;padding:9px 0;border-top:1px solid var(--line)}
 .row:first-child{border-top:0}
@@ -38,7 +39,7 @@ dt{flex:none;color:var(--muted)}
 dd{margin:0;text-align:right;min-width:0;overflow-wrap:anywhere}
 code{font:13px/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);border:1px solid var(--line);border-radius:6px;padding:1px 6px;overflow-wrap:anywhere}
 .secret{display:block;padding:10px 12px;font-size:14px;margin:4px 0 12px;user-select:all}
-.pill{display:inline-block;padding:1px 10px;border-radius:99px;font-size:13px;font-weight:600;background:var(--soft);color:var(--accent)}
+.pill{display:inline-block;white-space:nowrap;padding:1px 10px;border-radius:99px;font-size:13px;font-weight:600;background:var(--soft);color:var(--accent)}
 .pill.ok{background:var(--ok-soft);color:var(--ok)}
 .pill.bad{background:var(--danger-soft);color:var(--danger)}
 .pill.wait{background:var(--warn-soft);color:var(--warn)}
@@ -56,6 +57,7 @@ fieldset{border:0;margin:10px 0 0;padding:0}
 legend{font-weight:600;font-size:14px;margin:0 0 4px;padding:0}
 .choice{display:flex;gap:8px;align-items:center;font-weight:400;margin:4px 0}
 .actions{display:flex;gap:10px;flex-wrap:wrap;margin-top:14px}
+.actions form .actions,.actions form+form{margin-top:0}
 button{min-height:40px;padding:8px 16px;border-radius:9px;border:1px solid transparent;font:inherit;font-weight:600;cursor:pointer}
 .primary{background:var(--accent);color:var(--on-accent)}
 .primary:hover{background:var(--accent-hover)}
