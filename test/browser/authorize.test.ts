@@ -14,7 +14,7 @@ import {
   startCallbackServer,
   type CallbackServer,
 } from '../helpers/browser.js';
-import { applyEvents, createApp, createUsers, type Creds, type TestUser } from '../helpers/factories.js';
+import { applyEvents, createApp, createUsers, sessionToken, type Creds, type TestUser } from '../helpers/factories.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const HOSTILE_NAME = '<script>alert(1)</script>';
@@ -45,16 +45,7 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
   let showcase: Creds;
   const contexts: BrowserContext[] = [];
 
-  const sessionOf = async (userId: string): Promise<string> => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/internal/v1/sessions',
-      headers: adminHeaders,
-      payload: { user_id: userId },
-    });
-    const cookie = res.json<{ cookie: string }>().cookie;
-    return cookie.slice(cookie.indexOf('=') + 1);
-  };
+  const sessionOf = (userId: string): Promise<string> => sessionToken(t.app, userId);
   const newApp = async (name: string, redirectUris: string[]): Promise<Creds> => {
     const res = await t.app.inject({
       method: 'POST',

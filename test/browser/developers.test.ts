@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminHeaders, startTestApp, type TestApp } from '../helpers/app.js';
 import { browserSkipReason, launchBrowser, listen } from '../helpers/browser.js';
 import { botCall, failed, result, say, startReceiver } from '../helpers/delivery.js';
-import { createUsers, type TestUser } from '../helpers/factories.js';
+import { createUsers, sessionToken, type TestUser } from '../helpers/factories.js';
 
 const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const BAD_KEY = 'You X-API-KEY is not available';
@@ -29,18 +29,12 @@ describe('developer site in Chromium', { skip: browserSkipReason() }, () => {
   const errors: string[] = [];
 
   const signedInPage = async (userId: string): Promise<Page> => {
-    const res = await t.app.inject({
-      method: 'POST',
-      url: '/internal/v1/sessions',
-      headers: adminHeaders,
-      payload: { user_id: userId },
-    });
-    const cookie = res.json<{ cookie: string }>().cookie;
+    const token = await sessionToken(t.app, userId);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     contexts.push(context);
     // A missing element fails fast instead of after playwright's default 30 s.
     context.setDefaultTimeout(10_000);
-    await context.addCookies([{ name: 'op_session', value: cookie.slice(cookie.indexOf('=') + 1), url: base }]);
+    await context.addCookies([{ name: 'op_session', value: token, url: base }]);
     const p = await context.newPage();
     p.on('console', (m) => {
       if (m.type() === 'error') errors.push(m.text());

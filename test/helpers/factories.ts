@@ -118,3 +118,16 @@ export function signedHeaders(
     signature: sha1((opts.secret ?? creds.app_secret) + nonce + timestamp),
   };
 }
+
+/** Signs `userId` in as the application does (POST /internal/v1/sessions): the op_session cookie's value. */
+export async function sessionToken(app: App, userId: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/internal/v1/sessions',
+    headers: adminHeaders,
+    payload: { user_id: userId },
+  });
+  if (res.statusCode !== 200) throw new Error(`no session: ${res.statusCode} ${res.body}`);
+  const cookie = res.json<{ cookie: string }>().cookie;
+  return cookie.slice(cookie.indexOf('=') + 1);
+}

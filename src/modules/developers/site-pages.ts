@@ -70,6 +70,24 @@ const row = (label: string, value: Part): Html =>
     <dd>${value}</dd>
   </div>`;
 
+/** A table; `rows` are the cells of each row. */
+const table = (headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
+  html`<table>
+    <thead>
+      <tr>
+        ${headings.map((h) => html`<th>${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (cells) =>
+          html`<tr>
+            ${cells.map((c) => html`<td>${c}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+
 const modePill = (mode: AppSummary['mode']): Part =>
   mode === 'webhook'
     ? html`<span class="pill ok">Webhook</span>`
@@ -97,25 +115,14 @@ export function homePage(ctx: PageContext, apps: readonly AppSummary[], n?: Noti
           ${
             bots.length === 0
               ? html`<p>No bots yet.</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th>Name</th>
-                      <th>Bot id</th>
-                      <th>Receiving</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${bots.map(
-                      (b) =>
-                        html`<tr>
-                          <td><a href="${SITE}/bots/${b.bot_user_id ?? ''}">${b.name}</a></td>
-                          <td><code>${b.bot_user_id ?? ''}</code></td>
-                          <td>${modePill(b.mode)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : table(
+                  ['Name', 'Bot id', 'Receiving'],
+                  bots.map((b) => [
+                    html`<a href="${SITE}/bots/${b.bot_user_id ?? ''}">${b.name}</a>`,
+                    html`<code>${b.bot_user_id ?? ''}</code>`,
+                    modePill(b.mode),
+                  ]),
+                )
           }
           <h3>New bot</h3>
           ${
@@ -142,23 +149,13 @@ export function homePage(ctx: PageContext, apps: readonly AppSummary[], n?: Noti
           ${
             others.length === 0
               ? html`<p>No apps yet.</p>`
-              : html`<table>
-                  <thead>
-                    <tr>
-                      <th>Name</th>
-                      <th>App id</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${others.map(
-                      (a) =>
-                        html`<tr>
-                          <td><a href="${SITE}/apps/${a.app_id}">${a.name}</a></td>
-                          <td><code>${a.app_id}</code></td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : table(
+                  ['Name', 'App id'],
+                  others.map((a) => [
+                    html`<a href="${SITE}/apps/${a.app_id}">${a.name}</a>`,
+                    html`<code>${a.app_id}</code>`,
+                  ]),
+                )
           }
           <h3>New app</h3>
           ${form(
@@ -211,40 +208,20 @@ function deliveriesTable(ctx: PageContext, bot: BotView, log: readonly DeliveryV
       : d.state === 'redelivered'
         ? html`<span class="pill">failed, then delivered</span>`
         : html`<span class="pill bad">failed</span>`;
-  return html`<table>
-    <thead>
-      <tr>
-        <th>Time (UTC)</th>
-        <th>Update</th>
-        <th>Attempt</th>
-        <th>HTTP</th>
-        <th>Error</th>
-        <th>ms</th>
-        <th>State</th>
-        <th></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${log.map(
-        (d) =>
-          html`<tr>
-            <td>${when(d.created_at)}</td>
-            <td>${d.update_id}</td>
-            <td>${d.attempt}</td>
-            <td>${d.status_code ?? '-'}</td>
-            <td>${d.error ?? ''}</td>
-            <td>${d.duration_ms}</td>
-            <td>${state(d)}</td>
-            <td>
-              ${
-                d.state === 'failed' &&
-                form(ctx, `${SITE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`, '', 'Redeliver', 'secondary')
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table(
+    ['Time (UTC)', 'Update', 'Attempt', 'HTTP', 'Error', 'ms', 'State', ''],
+    log.map((d) => [
+      when(d.created_at),
+      d.update_id,
+      d.attempt,
+      d.status_code ?? '-',
+      d.error ?? '',
+      d.duration_ms,
+      state(d),
+      d.state === 'failed' &&
+        form(ctx, `${SITE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`, '', 'Redeliver', 'secondary'),
+    ]),
+  );
 }
 
 function radios(name: string, options: readonly (readonly [string, string])[], current: string): Html {
@@ -268,27 +245,15 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
     </p>
     ${
       bot.applications.length > 0 &&
-      html`<table>
-        <thead>
-          <tr>
-            <th>Permission</th>
-            <th>Filed</th>
-            <th>Status</th>
-            <th>Note</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${bot.applications.map(
-            (a) =>
-              html`<tr>
-                <td>${PERMISSION_NAMES[a.permission] ?? a.permission}</td>
-                <td>${a.created_at.slice(0, 10)}</td>
-                <td>${status(a.status)}</td>
-                <td>${a.note ?? ''}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>`
+      table(
+        ['Permission', 'Filed', 'Status', 'Note'],
+        bot.applications.map((a) => [
+          PERMISSION_NAMES[a.permission] ?? a.permission,
+          a.created_at.slice(0, 10),
+          status(a.status),
+          a.note ?? '',
+        ]),
+      )
     }
     ${
       open.length > 0 &&
@@ -311,35 +276,47 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
   </section>`;
 }
 
+/** The top of a bot's or an app's page: back link, monogram or avatar, name, id line, notice. */
+function pageHead(name: string, avatar: string, sub: Html, n: Notice | undefined): Html {
+  return html`<p class="crumb"><a href="${SITE}/">Your apps and bots</a></p>
+    <div class="head">
+      ${badge(name, avatar)}
+      <div>
+        <h1>${name}</h1>
+        <span class="who">${sub}</span>
+      </div>
+    </div>
+    ${notice(n)}`;
+}
+
+/** The App Key, the note that the secret is not shown again, more rows, and the two resets. */
+function credentialsCard(ctx: PageContext, path: string, apiKey: string, more: readonly Html[]): Html {
+  return html`<section class="card" aria-labelledby="creds">
+    <h2 id="creds">Credentials</h2>
+    <dl>
+      ${row('App Key', html`<code>${apiKey}</code>`)} ${row('App Secret', 'shown only when created or reset')} ${more}
+    </dl>
+    <div class="actions">
+      ${form(ctx, `${path}/reset-key`, '', 'Reset App Key', 'secondary')}
+      ${form(ctx, `${path}/reset-secret`, '', 'Reset App Secret', 'secondary')}
+    </div>
+    <p class="fine">A reset takes effect at once: the old value stops working.</p>
+  </section>`;
+}
+
 export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryView[], n?: Notice): string {
   const path = `${SITE}/bots/${bot.bot_user_id}`;
   const formatName = `${bot.payload_format} format`;
   return layout(
     ctx,
     bot.name,
-    html`<p class="crumb"><a href="${SITE}/">Your apps and bots</a></p>
-      <div class="head">
-        ${badge(bot.name, bot.avatar)}
-        <div>
-          <h1>${bot.name}</h1>
-          <span class="who">Bot id <code>${bot.bot_user_id}</code> ${modePill(bot.mode)}</span>
-        </div>
-      </div>
-      ${notice(n)}
+    html`${pageHead(bot.name, bot.avatar, html`Bot id <code>${bot.bot_user_id}</code> ${modePill(bot.mode)}`, n)}
       <div class="grid">
-        <section class="card" aria-labelledby="creds">
-          <h2 id="creds">Credentials</h2>
-          <dl>
-            ${row('App id', html`<code>${bot.app_id}</code>`)} ${row('App Key', html`<code>${bot.api_key}</code>`)}
-            ${row('App Secret', 'shown only when created or reset')} ${row('Level', String(bot.level))}
-            ${row('EVM address', html`<code>${bot.evm_address}</code>`)}
-          </dl>
-          <div class="actions">
-            ${form(ctx, `${path}/reset-key`, '', 'Reset App Key', 'secondary')}
-            ${form(ctx, `${path}/reset-secret`, '', 'Reset App Secret', 'secondary')}
-          </div>
-          <p class="fine">A reset takes effect at once: the old value stops working.</p>
-        </section>
+        ${credentialsCard(ctx, path, bot.api_key, [
+          row('App id', html`<code>${bot.app_id}</code>`),
+          row('Level', String(bot.level)),
+          row('EVM address', html`<code>${bot.evm_address}</code>`),
+        ])}
         <section class="card" aria-labelledby="receiving">
           <h2 id="receiving">Receiving updates</h2>
           <p id="mode">
@@ -430,27 +407,9 @@ export function appPage(ctx: PageContext, app: AppView, n?: Notice): string {
   return layout(
     ctx,
     app.name,
-    html`<p class="crumb"><a href="${SITE}/">Your apps and bots</a></p>
-      <div class="head">
-        ${badge(app.name)}
-        <div>
-          <h1>${app.name}</h1>
-          <span class="who">App id <code>${app.app_id}</code></span>
-        </div>
-      </div>
-      ${notice(n)}
+    html`${pageHead(app.name, '', html`App id <code>${app.app_id}</code>`, n)}
       <div class="grid">
-        <section class="card" aria-labelledby="creds">
-          <h2 id="creds">Credentials</h2>
-          <dl>
-            ${row('App Key', html`<code>${app.api_key}</code>`)}
-            ${row('App Secret', 'shown only when created or reset')}
-          </dl>
-          <div class="actions">
-            ${form(ctx, `${path}/reset-key`, '', 'Reset App Key', 'secondary')}
-            ${form(ctx, `${path}/reset-secret`, '', 'Reset App Secret', 'secondary')}
-          </div>
-        </section>
+        ${credentialsCard(ctx, path, app.api_key, [])}
         <section class="card" aria-labelledby="uris">
           <h2 id="uris">Redirect URIs</h2>
           ${form(

@@ -2,9 +2,9 @@
 // once, resets taking effect at once, the five-bot limit, ownership, escaping and bad input.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { adminHeaders, describeStores } from '../../../test/helpers/app.js';
+import { describeStores } from '../../../test/helpers/app.js';
 import { botCall, failed, result } from '../../../test/helpers/delivery.js';
-import { createBot, createUsers, type TestUser } from '../../../test/helpers/factories.js';
+import { createBot, createUsers, sessionToken, type TestUser } from '../../../test/helpers/factories.js';
 import type { App } from '../../http/types.js';
 
 interface Page {
@@ -15,14 +15,7 @@ interface Page {
 
 /** A signed-in browser, reduced to its two cookies and the CSRF token of the last page. */
 async function signIn(app: App, user: TestUser) {
-  const res = await app.inject({
-    method: 'POST',
-    url: '/internal/v1/sessions',
-    headers: adminHeaders,
-    payload: { user_id: user.user_id },
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  let cookies = res.json<{ cookie: string }>().cookie;
+  let cookies = `op_session=${await sessionToken(app, user.user_id)}`;
   let csrf = '';
   const remember = (page: Page): Page => {
     const set = page.headers['set-cookie'];
