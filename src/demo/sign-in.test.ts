@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { buildApp } from '../app.js';
+import { redactedUrl } from '../http/redact.js';
 import type { App } from '../http/types.js';
 import { startTestApp, type TestApp } from '../../test/helpers/app.js';
 import { createUsers } from '../../test/helpers/factories.js';
@@ -41,4 +42,9 @@ it('the printed path sets a session cookie of the demo developer and opens the d
   assert.match(cookie, /^op_session=[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
   const token = /^op_session=([\w-]+);/.exec(cookie)?.[1];
   assert.equal(await t.services.sessions.userOf(token), developer);
+});
+
+it('logs show the link without its secret', () => {
+  assert.equal(redactedUrl(path), '/demo/sign-in/[redacted]');
+  assert.equal(redactedUrl('/developers/bots/1?done=profile'), '/developers/bots/1?done=profile');
 });
