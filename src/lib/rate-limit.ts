@@ -16,6 +16,20 @@ export interface Take {
   retryAfterMs: number;
 }
 
+/** A bucket as the IETF RateLimit header fields describe it: `quota` requests per `windowS` seconds. */
+export interface Policy {
+  name: string;
+  quota: number;
+  windowS: number;
+}
+
+/** The policy's name is the key's scope (`send`, `chat`, `group`, `read`), never the id after it. */
+export const policyOf = (key: string, bucket: Bucket): Policy => ({
+  name: key.slice(0, Math.max(0, key.indexOf(':'))) || 'default',
+  quota: bucket.burst,
+  windowS: Math.max(1, Math.ceil(bucket.burst / bucket.perSecond)),
+});
+
 export interface RateLimiter {
   take(key: string, bucket: Bucket, now: number): Promise<Take>;
 }
@@ -75,6 +89,16 @@ export class RedisRateLimiter implements RateLimiter {
 /** Seconds for a Retry-After header: whole, and at least 1. */
 export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(ms / 1000));
 
-/** The 429 for a refused take, with its Retry-After. */
-export const rateLimitedError = (take: Take): AppError =>
-  new AppError(Errors.rateLimited, undefined, {}, { 'retry-after': String(retryAfterSeconds(take.retryAfterMs)) });
+/**
+ * The 429 for a refused take: Retry-After, and beside it the IETF draft's RateLimit-Policy (the
+ * bucket as quota per window) and RateLimit (none remaining, seconds until one is back).
+ */
+export function rateLimitedError(take: Take, p?: Policy): AppError {
+  const seconds = retryAfterSeconds(take.retryAfterMs);
+  const headers: Record<string, string> = { 'retry-after': String(seconds) };
+  if (p !== undefined) {
+    headers['ratelimit-policy'] = `"${p.name}";q=${p.quota};w=${p.windowS}`;
+    headers.ratelimit = `"${p.name}";r=0;t=${seconds}`;
+  }
+  return new AppError(Errors.rateLimited, undefined, {}, headers);
+}

@@ -2,7 +2,7 @@
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { rateLimitedError, type RateLimiter } from '../../lib/rate-limit.js';
+import { policyOf, rateLimitedError, type RateLimiter } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
 import { verifySignature } from './signature.js';
@@ -60,12 +60,10 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestAsy
       throw new AppError(Errors.signatureRequired);
     }
     if (perSecond !== undefined) {
-      const take = await deps.limiter.take(
-        `read:${credential.appId}`,
-        { perSecond, burst: perSecond },
-        deps.clock.now(),
-      );
-      if (!take.ok) throw rateLimitedError(take);
+      const key = `read:${credential.appId}`;
+      const bucket = { perSecond, burst: perSecond };
+      const take = await deps.limiter.take(key, bucket, deps.clock.now());
+      if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
     }
     request.credential = credential;
   };

@@ -10,7 +10,7 @@ import { TtlCache } from '../../lib/ttl-cache.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
+import { policyOf, rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Credential } from '../auth/credentials.js';
 import { privateAllowed } from '../bots/privacy.js';
 import { permissionsOf } from '../bots/repo.js';
@@ -112,7 +112,7 @@ export class MessagingService {
   private async limit(key: string, bucket: Bucket): Promise<void> {
     if (!this.config.rateLimits) return;
     const take = await this.limiter.take(key, bucket, this.clock.now());
-    if (!take.ok) throw rateLimitedError(take);
+    if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
   }
 
   /** decisions.md section 3: per private chat, per group, per sender overall. */

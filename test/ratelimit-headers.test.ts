@@ -1,0 +1,67 @@
+// IETF RateLimit / RateLimit-Policy headers beside Retry-After on every rate-limited surface
+// (issue 18): bot methods, /openapi/ sends and /openapi/ reads. Additive: bodies stay as they were.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeStores, FakeClock } from './helpers/app.js';
+import { botCall } from './helpers/delivery.js';
+import { applyEvents, createApp, createBot, createUsers, type TestUser } from './helpers/factories.js';
+
+const clock = new FakeClock();
+
+await describeStores(
+  'RateLimit headers on 429 answers',
+  (t) => {
+    it('a bot method names the private-chat bucket: 5 per 5 s, none left, back in 1 s', async () => {
+      const [owner, a] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id);
+      const send = () => botCall(t().app, 'sendMessage', bot.api_key, { chat_id: a.user_id, text: 'hi' });
+      for (let i = 0; i < 5; i++) assert.equal((await send()).body.ok, true, `send #${i}`);
+      const limited = await send();
+      assert.equal(limited.body.error_code, 429);
+      assert.equal(limited.headers['retry-after'], '1');
+      assert.equal(limited.headers['ratelimit-policy'], '"chat";q=5;w=5');
+      assert.equal(limited.headers.ratelimit, '"chat";r=0;t=1');
+    });
+
+    it('a key-only group send names the group bucket: 20 per 60 s, back in 3 s', async () => {
+      const [owner] = (await createUsers(t().app, 1)) as [TestUser];
+      const bot = await createBot(t().app, owner.user_id);
+      const gid = `g${owner.user_id}`;
+      await applyEvents(t().app, [
+        { type: 'group.upserted', data: { group_id: gid, name: 'g', invite_url: `https://chat.example/${gid}` } },
+        { type: 'group.member.joined', data: { group_id: gid, user_id: bot.bot_user_id } },
+      ]);
+      const send = () =>
+        t().app.inject({
+          method: 'POST',
+          url: '/openapi/send_robot_group_message',
+          headers: { 'x-api-key': bot.api_key },
+          payload: { group_id: gid, object_name: 'RC:TxtMsg', message: 'hi' },
+        });
+      for (let i = 0; i < 20; i++) assert.equal((await send()).statusCode, 200, `send #${i}`);
+      const limited = await send();
+      assert.equal(limited.statusCode, 429);
+      assert.equal(limited.headers['retry-after'], '3');
+      assert.equal(limited.headers['ratelimit-policy'], '"group";q=20;w=60');
+      assert.equal(limited.headers.ratelimit, '"group";r=0;t=3');
+    });
+
+    it('a read names the per-key read bucket', async () => {
+      const [owner] = (await createUsers(t().app, 1)) as [TestUser];
+      const app = await createApp(t().app, owner.user_id);
+      const read = () =>
+        t().app.inject({
+          method: 'GET',
+          url: `/openapi/authorize/userinfo?user_id=${owner.user_id}`,
+          headers: { 'x-api-key': app.api_key },
+        });
+      for (let i = 0; i < 2; i++) assert.equal((await read()).statusCode, 200, `read #${i}`);
+      const limited = await read();
+      assert.equal(limited.statusCode, 429);
+      assert.equal(limited.headers['retry-after'], '1');
+      assert.equal(limited.headers['ratelimit-policy'], '"read";q=2;w=1');
+      assert.equal(limited.headers.ratelimit, '"read";r=0;t=1');
+    });
+  },
+  () => ({ clock, env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '2' } }),
+);
