@@ -2,11 +2,17 @@
 // function that runs inside the batch's transaction and either applies or names a refusal.
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import type { Dialect } from '../../db/connect.js';
 import type { Work } from '../../db/work.js';
 
 /** The batch's transaction, shared by its events. */
 export interface EventContext extends Work {
   readonly eventId: string;
+}
+
+/** The batch's transaction as a run of events of one type sees it (set-based SQL differs by store). */
+export interface BatchContext extends Work {
+  readonly dialect: Dialect;
 }
 
 /** A refusal reason (`unknown_user`, ...); undefined when the event was applied. */
@@ -22,6 +28,12 @@ export interface EventHandler {
    * answers the step that applies it inside. `data` must have passed `problem`.
    */
   prepare(data: unknown): Promise<(ctx: EventContext) => Promise<Outcome>>;
+  /**
+   * Applies a run of consecutive events of this type (data that passed `problem`) together, with
+   * exactly the outcomes, rows and touched keys of their `prepare` steps applied one after another.
+   * Absent: the pipeline applies each event on its own.
+   */
+  readonly batch?: (ctx: BatchContext, data: readonly unknown[]) => Promise<Outcome[]>;
 }
 
 /**
@@ -59,4 +71,19 @@ export function defineEvent<S extends TSchema, P = undefined>(
       return (ctx) => apply(ctx, data, prepared);
     },
   };
+}
+
+/** An event without outside work whose runs also apply together through `batch` (see EventHandler.batch). */
+export function defineBatchedEvent<S extends TSchema>(
+  type: string,
+  schema: S,
+  apply: (ctx: EventContext, data: Static<S>) => Promise<Outcome>,
+  batch: (ctx: BatchContext, data: readonly Static<S>[]) => Promise<Outcome[]>,
+): EventHandler {
+  const validator = Compile(schema);
+  const checked = (data: unknown): Static<S> => {
+    if (!validator.Check(data)) throw new Error(`event ${type} applied without validation`);
+    return data;
+  };
+  return { ...defineEvent(type, schema, apply), batch: (ctx, data) => batch(ctx, data.map(checked)) };
 }

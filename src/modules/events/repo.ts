@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
+import type { BatchContext } from './define.js';
+import { json, run, statement } from './rows.js';
 
 /** Claims the event id for this batch; false when a row for it already exists. */
 export async function claimEvent(tx: Kysely<DB>, eventId: string, type: string, now: number): Promise<boolean> {
@@ -25,4 +27,44 @@ export async function recordOutcome(
     .set({ status: reason === null ? 'applied' : 'refused', reason, processed_at: now })
     .where('event_id', '=', eventId)
     .execute();
+}
+
+// Set-based forms of the above for a whole batch (see rows.ts).
+
+const claimAll = statement(
+  (rows) => `INSERT INTO processed_events (event_id, type, status, reason, processed_at)
+    SELECT r.id, r.type, 'applied', NULL, ? FROM ${rows({ id: 'text', type: 'text' })} AS r WHERE true
+    ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+);
+
+/** Claims every id of the batch at once (an id given twice, once); answers the ids claimed now. */
+export async function claimEvents(
+  ctx: BatchContext,
+  events: readonly { id: string; type: string }[],
+): Promise<Set<string>> {
+  const rows = await run<{ event_id: string }>(ctx, claimAll, [ctx.now, json(events.map((e) => [e.id, e.type]))]);
+  return new Set(rows.map((r) => r.event_id));
+}
+
+const statusesOf = statement(
+  (rows) => `SELECT event_id, status FROM processed_events
+    WHERE event_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+);
+
+export async function eventStatuses(ctx: BatchContext, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await run<{ event_id: string; status: string }>(ctx, statusesOf, [json(ids.map((id) => [id]))]);
+  return new Map(rows.map((r) => [r.event_id, r.status]));
+}
+
+const recordAll = statement(
+  (rows) => `UPDATE processed_events SET status = r.status, reason = r.reason, processed_at = ?
+    FROM ${rows({ id: 'text', status: 'text', reason: 'text' })} AS r WHERE processed_events.event_id = r.id`,
+);
+
+/** Records the outcome of each id (null: applied); one row per id. */
+export async function recordOutcomes(ctx: BatchContext, outcomes: ReadonlyMap<string, string | null>): Promise<void> {
+  if (outcomes.size === 0) return;
+  const rows = [...outcomes].map(([id, reason]) => [id, reason === null ? 'applied' : 'refused', reason]);
+  await run(ctx, recordAll, [ctx.now, json(rows)]);
 }

@@ -8,19 +8,20 @@ import type { Clock } from '../../lib/clock.js';
 import { hasNul } from '../../lib/nul.js';
 import { retryOnConflict } from '../../db/retry.js';
 import type { EventHandler } from './define.js';
-import * as repo from './repo.js';
+import { applySetBased } from './pipeline.js';
+import { applyOneByOne } from './reference.js';
+import type { IncomingEvent, Step } from './steps.js';
 
-export interface IncomingEvent {
-  id: string;
-  type: string;
-  data: unknown;
-}
+export type { IncomingEvent } from './steps.js';
 
 export interface BatchResult {
   applied: number;
   duplicates: number;
   refused: { id: string; reason: string }[];
 }
+
+/** How a batch is applied: set-based (pipeline.ts), or one event at a time (reference.ts, the reference). */
+export type ApplyMode = 'set-based' | 'one-by-one';
 
 export type EventOutcome = 'applied' | 'duplicate' | 'refused';
 
@@ -70,44 +71,37 @@ export class EventsService {
 
   /** `received` as the request gave it: validated here whole before anything applies. */
   async ingest(received: readonly unknown[]): Promise<BatchResult> {
+    const { result, touched } = await this.apply(received, 'set-based');
+    if (touched.length > 0) this.onChanged(touched);
+    return result;
+  }
+
+  /** Applies the batch the way `mode` says; answers the result and the cache keys it touched (not announced). */
+  async apply(received: readonly unknown[], mode: ApplyMode): Promise<{ result: BatchResult; touched: string[] }> {
     const checked = this.validate(received);
-    const steps = await Promise.all(
-      checked.map(async ({ event, handler }) => ({ event, apply: await handler.prepare(event.data) })),
+    const steps: Step[] = await Promise.all(
+      checked.map(async ({ event, handler }) => ({ event, handler, apply: await handler.prepare(event.data) })),
     );
     const now = this.clock.now();
     const touched = new Set<string>();
     const touch = (key: string) => {
       touched.add(key);
     };
-    const { result, outcomes } = await retryOnConflict(() =>
-      this.db.k.transaction().execute(async (tx) => {
+    const applyAll = mode === 'set-based' ? applySetBased : applyOneByOne;
+    const outcomes = await retryOnConflict(() =>
+      this.db.k.transaction().execute((tx) => {
         touched.clear();
-        const outcomes: EventOutcome[] = [];
-        const r: BatchResult = { applied: 0, duplicates: 0, refused: [] };
-        for (const { event: e, apply } of steps) {
-          const fresh = await repo.claimEvent(tx, e.id, e.type, now);
-          if (!fresh && (await repo.eventStatus(tx, e.id)) === 'applied') {
-            r.duplicates++;
-            outcomes.push('duplicate');
-            continue;
-          }
-          const reason = await apply({ tx, now, eventId: e.id, touch });
-          if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
-          if (reason === undefined) {
-            r.applied++;
-            outcomes.push('applied');
-          } else {
-            r.refused.push({ id: e.id, reason });
-            outcomes.push('refused');
-          }
-        }
-        return { result: r, outcomes };
+        return applyAll({ tx, now, touch, dialect: this.db.dialect }, steps);
       }),
     );
-    if (touched.size > 0) this.onChanged([...touched]);
+    const result: BatchResult = { applied: 0, duplicates: 0, refused: [] };
     outcomes.forEach((o, i) => {
-      this.onOutcome(checked[i]?.event.type ?? '', o);
+      const event = steps[i]?.event;
+      if (o.kind === 'applied') result.applied++;
+      else if (o.kind === 'duplicate') result.duplicates++;
+      else result.refused.push({ id: event?.id ?? '', reason: o.reason });
+      this.onOutcome(event?.type ?? '', o.kind);
     });
-    return result;
+    return { result, touched: [...touched] };
   }
 }
