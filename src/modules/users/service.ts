@@ -1,6 +1,6 @@
 import { AppError, Errors } from '../../errors.js';
 import { USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
-import { TtlCache } from '../../lib/ttl-cache.js';
+import { TtlCache } from '../../lib/ttl-lru.js';
 import type { UserReads } from './reads.js';
 
 export interface PublicUserView {
