@@ -31,6 +31,7 @@ import {
   type Hit,
 } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
+import { webhookSecret } from '../src/modules/delivery/service.js';
 import { storesUnderTest } from './helpers/stores.js';
 
 interface Chat {
@@ -580,6 +581,7 @@ await describeStores(
         last_error_date: 0,
         last_error_message: '',
         max_connections: 1,
+        webhook_secret: '',
       });
       const m = await dm(bot, 'still polling');
       assert.deepEqual(await updates(bot), [messageUpdate(1, m)]);
@@ -599,9 +601,14 @@ await describeStores(
       assert.deepEqual(await set({ url: u1, secret_token: secret }), {
         url: u1,
         webhook_key: secret,
+        webhook_secret: webhookSecret(secret),
         payload_format: 'update',
       });
-      assert.deepEqual(await set({ url: u1 }), { url: u1, webhook_key: secret, payload_format: 'update' }, 'kept');
+      assert.deepEqual(
+        await set({ url: u1 }),
+        { url: u1, webhook_key: secret, webhook_secret: webhookSecret(secret), payload_format: 'update' },
+        'kept',
+      );
       const second = await set({ url: u2 });
       assert.equal(second.url, u2);
       assert.notEqual(second.webhook_key, secret, 'a new URL issues a new key');
@@ -614,6 +621,7 @@ await describeStores(
       assert.deepEqual(await set({ url: u1, secret_token: `${secret}X` }), {
         url: u1,
         webhook_key: `${secret}X`,
+        webhook_secret: webhookSecret(`${secret}X`),
         payload_format: 'flat',
       });
       // Another bot's generated key differs.
@@ -641,7 +649,9 @@ await describeStores(
       const url = 'https://203.0.113.9/hook';
       const info = async () => result(await botCall(t().app, 'getWebhookInfo', bot.api_key));
       const m1 = await dm(bot, 'before');
-      result(await botCall(t().app, 'setWebhook', bot.api_key, { url }));
+      const { webhook_key: key } = result(await botCall(t().app, 'setWebhook', bot.api_key, { url })) as {
+        webhook_key: string;
+      };
       failed(await poll(bot), 409, WEBHOOK_ACTIVE);
       failed(await poll(bot, { offset: 1, timeout: 5 }), 409, WEBHOOK_ACTIVE, 'no waiting either');
       const m2 = await dm(bot, 'during');
@@ -651,6 +661,7 @@ await describeStores(
         last_error_date: 0,
         last_error_message: '',
         max_connections: 1,
+        webhook_secret: webhookSecret(key),
       });
       assert.equal(result(await botCall(t().app, 'deleteWebhook', bot.api_key)), true);
       assert.deepEqual(await info(), {
@@ -659,6 +670,7 @@ await describeStores(
         last_error_date: 0,
         last_error_message: '',
         max_connections: 1,
+        webhook_secret: '',
       });
       assert.deepEqual(await updates(bot), [messageUpdate(1, m1), messageUpdate(2, m2)], 'queued updates, by polling');
 
@@ -757,6 +769,7 @@ await describeStores(
         assert.deepEqual(await setWebhook(bot, { url: receiver.url, secret_token: key }), {
           url: receiver.url,
           webhook_key: key,
+          webhook_secret: webhookSecret(key),
           payload_format: 'update',
         });
         const message = await dm(bot, 'hello hook');
@@ -819,6 +832,7 @@ await describeStores(
           last_error_date: 0,
           last_error_message: '',
           max_connections: 1,
+          webhook_secret: webhookSecret(key),
         });
         await retire(bot);
       } finally {
@@ -896,6 +910,7 @@ await describeStores(
           last_error_date: t0,
           last_error_message: 'HTTP 500',
           max_connections: 1,
+          webhook_secret: webhookSecret(key),
         });
         assert.equal(await tick(), 0, 'not again at once');
         hookClock.advance(999);
@@ -908,6 +923,7 @@ await describeStores(
           last_error_date: t0 + 1,
           last_error_message: 'HTTP 503',
           max_connections: 1,
+          webhook_secret: webhookSecret(key),
         });
         hookClock.advance(1999);
         assert.equal(await tick(), 0, 'not before 2 s more');
@@ -1034,7 +1050,7 @@ await describeStores(
       const receiver = await startReceiver();
       const url = receiver.url;
       await receiver.close();
-      await setWebhook(bot, { url });
+      const { webhook_key: key } = await setWebhook(bot, { url });
       await dm(bot, 'nobody home');
       const failedBefore = await metric(t().app, 'webhook_attempts_total{outcome="failed"}');
       assert.equal(await tick(), 1);
@@ -1044,6 +1060,7 @@ await describeStores(
         last_error_date: now(),
         last_error_message: 'connection refused',
         max_connections: 1,
+        webhook_secret: webhookSecret(key),
       });
       assert.equal(await metric(t().app, 'webhook_attempts_total{outcome="failed"}'), failedBefore + 1);
       await retire(bot);
@@ -1199,6 +1216,7 @@ for (const store of await storesUnderTest()) {
             last_error_date: failedAt,
             last_error_message: 'HTTP 500',
             max_connections: 1,
+            webhook_secret: webhookSecret(key),
           });
           assert.equal(await second.services.dispatcher.tick(), 0);
           assert.equal(receiver.hits.length, 2, 'delivered once');

@@ -274,7 +274,8 @@ export class AssistantService {
           reply: [
             `Webhook set: updates go to ${set.url} (${set.payload_format} format). Long polling is off.`,
             `Webhook Key: ${set.webhook_key}`,
-            'Every callback carries it as X-API-KEY; check it before trusting a callback. /deletewebhook switches back to long polling.',
+            `Webhook secret: ${set.webhook_secret}`,
+            'Every callback carries the key as X-API-KEY and is signed with it; a Standard Webhooks library verifies the signature with the secret as it is. Check one of them before trusting a callback. /deletewebhook switches back to long polling.',
           ].join('\n'),
         };
       }

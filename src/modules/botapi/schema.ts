@@ -102,6 +102,7 @@ export const UpdateSchema = Type.Object(
 export const WebhookSet = Type.Object({
   url: Type.String(),
   webhook_key: Type.String(),
+  webhook_secret: Type.String(),
   payload_format: Type.String(),
 });
 
@@ -111,4 +112,5 @@ export const WebhookInfo = Type.Object({
   last_error_date: Type.Integer(),
   last_error_message: Type.String(),
   max_connections: Type.Integer(),
+  webhook_secret: Type.String(),
 });

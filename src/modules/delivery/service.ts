@@ -45,6 +45,12 @@ export interface PollParams {
   allowedUpdates?: readonly string[] | undefined;
 }
 
+/**
+ * The Webhook Key as Standard Webhooks libraries take it: `whsec_` + base64 of the key's UTF-8
+ * bytes, the same bytes the callbacks are signed with (decisions.md section 7).
+ */
+export const webhookSecret = (key: string): string => `whsec_${Buffer.from(key, 'utf8').toString('base64')}`;
+
 export interface WebhookSettings {
   secretToken?: string | undefined;
   payloadFormat?: PayloadFormat | undefined;
@@ -193,7 +199,7 @@ export class DeliveryService {
     botId: string,
     url: VettedWebhookUrl,
     s: WebhookSettings,
-  ): Promise<{ url: string; webhook_key: string; payload_format: PayloadFormat }> {
+  ): Promise<{ url: string; webhook_key: string; webhook_secret: string; payload_format: PayloadFormat }> {
     if (url.problem !== undefined) throw new AppError(Errors.paramError, `url: ${url.problem}`);
     const bot = await findBot(w.tx, botId);
     if (bot === undefined) throw new AppError(Errors.unknownBot);
@@ -206,7 +212,7 @@ export class DeliveryService {
     // A poll held now can no longer receive anything; the dispatcher takes over the queue.
     w.touch(`${WEBHOOK_KEY_PREFIX}${botId}`);
     w.touch(updatesKey(botId));
-    return { url: url.url, webhook_key: key, payload_format: format };
+    return { url: url.url, webhook_key: key, webhook_secret: webhookSecret(key), payload_format: format };
   }
 
   deleteWebhook(botId: string, dropPendingUpdates: boolean): Promise<true> {
@@ -230,6 +236,8 @@ export class DeliveryService {
       last_error_date: bot.last_error_at === null ? 0 : Math.floor(bot.last_error_at / 1000),
       last_error_message: bot.last_error_message ?? '',
       max_connections: 1,
+      // Empty without a webhook, like url and the other fields.
+      webhook_secret: bot.webhook_key_enc === null ? '' : webhookSecret(this.box.open(bot.webhook_key_enc)),
     };
   }
 

@@ -269,8 +269,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       return reply.send(
         revealPage(ctx, {
           title: 'Webhook set',
-          lead: `Updates now go to ${set.url} (${set.payload_format} format); long polling is off. Each callback carries the Webhook Key as X-API-KEY and is signed with it.`,
-          values: [['Webhook Key', set.webhook_key]],
+          lead: `Updates now go to ${set.url} (${set.payload_format} format); long polling is off. Each callback carries the Webhook Key as X-API-KEY and is signed with it: a Standard Webhooks library verifies the signature with the Webhook secret as it is.`,
+          values: [
+            ['Webhook Key', set.webhook_key],
+            ['Webhook secret', set.webhook_secret],
+          ],
           back: `${SITE}/bots/${id}`,
         }),
       );
