@@ -564,8 +564,8 @@ await describeStores(
           'Bad Request: text: must NOT have more than 5000 characters',
         ],
         [
-          { json: { chat_id: a.user_id, text: 'x', parse_mode: 'html' } },
-          'Bad Request: parse_mode: must be equal to constant',
+          { json: { chat_id: a.user_id, text: 'x', parse_mode: 'bbcode' } },
+          'Bad Request: parse_mode: must be one of text, richtext, HTML, Markdown, MarkdownV2, image, video, file',
         ],
         [
           { form: { chat_id: a.user_id, text: 'x', chat_type: 'channel' } },

@@ -7,6 +7,7 @@ import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/hook.js';
 import { parseKeyboard } from '../messaging/keyboard.js';
+import { botContent } from '../messaging/richtext/parse-mode.js';
 import type { Content } from '../messaging/service.js';
 import { requestParams } from '../../http/params.js';
 import {
@@ -20,6 +21,7 @@ import {
   WebhookSet,
   done,
   EditMessageParams,
+  MAX_TEXT,
   MeSchema,
   MessageSchema,
   SendMessageParams,
@@ -28,6 +30,16 @@ import {
 import { Type } from 'typebox';
 
 const tags = ['Bot methods'];
+
+/** The message text: `text`, else `content` (decisions.md section 7). */
+function textOf(p: { text?: string; content?: unknown }): string {
+  if (p.text !== undefined) return p.text;
+  if (p.content === undefined || p.content === '') throw new AppError(Errors.paramError, 'text: required');
+  if (typeof p.content !== 'string' || p.content.length > MAX_TEXT) {
+    throw new AppError(Errors.paramError, `content: must be text of at most ${MAX_TEXT} characters`);
+  }
+  return p.content;
+}
 
 export function botApiRoutes(app: App, s: Services): void {
   const auth = apiKeyAuth(s.auth, { signed: false });
@@ -45,16 +57,10 @@ export function botApiRoutes(app: App, s: Services): void {
     const credential = credentialOf(request);
     return { credential, botId: s.messaging.requireBot(credential) };
   };
-  const content = (p: { text: string; parse_mode: 'text' | 'richtext'; reply_markup?: unknown }): Content => {
+  const content = (p: { text?: string; content?: unknown; parse_mode: string; reply_markup?: unknown }): Content => {
     const keyboard = parseKeyboard(p.reply_markup);
     if (!keyboard.ok) throw new AppError(Errors.paramError, keyboard.error);
-    return {
-      objectName: p.parse_mode,
-      rich: p.parse_mode === 'richtext',
-      title: null,
-      content: p.text,
-      replyMarkup: keyboard.keyboard,
-    };
+    return botContent(p.parse_mode, textOf(p), keyboard.keyboard);
   };
 
   app.post('/openapi/bot/getMe', method('The bot itself, with its level and EVM address', MeSchema), async (request) =>

@@ -1,29 +1,42 @@
 import { Type, type TSchema } from 'typebox';
 
-const Text = Type.String({ minLength: 1, maxLength: 5000 });
-const ParseMode = Type.Union([Type.Literal('text'), Type.Literal('richtext')], { default: 'richtext' });
+export const MAX_TEXT = 5000;
+const Text = Type.String({ minLength: 1, maxLength: MAX_TEXT });
+// decisions.md section 7: `content` is the text when `text` is absent. It is checked only then, by
+// the method: senders that pass it beside `text` were never refused for it.
+const TextFields = {
+  text: Type.Optional(Text),
+  content: Type.Optional(Type.Unknown({ description: `the text when text is absent (1 to ${MAX_TEXT} characters)` })),
+};
+// Checked against the accepted modes (case-insensitively) by the method, which names them in its error.
+const ParseMode = Type.String({
+  default: 'richtext',
+  description: 'text, richtext, HTML, Markdown, MarkdownV2, image, video or file (any letter case)',
+});
 const ChatType = Type.Union([Type.Literal('private'), Type.Literal('group')]);
 const Markup = Type.Optional(
-  Type.Unknown({ description: '{"inline_keyboard": [[{text, url|callback_data, ...}]]} as JSON' }),
+  Type.Unknown({
+    description: '{"inline_keyboard": [[{text, url|callback_data|login_url, ...}]], font_size?, font_color?} as JSON',
+  }),
 );
 
 export const SendMessageParams = Type.Object({
   chat_id: Type.String({ minLength: 1, maxLength: 128 }),
   chat_type: Type.Optional(ChatType),
-  text: Text,
+  ...TextFields,
   parse_mode: ParseMode,
   reply_markup: Markup,
   mention_type: Type.Optional(Type.Union([Type.Literal(1), Type.Literal(2)])),
   mention_ids: Type.Optional(Type.Array(Type.String({ maxLength: 128 }), { maxItems: 1000 })),
 });
 
-export const SendToFansParams = Type.Object({ text: Text, parse_mode: ParseMode, reply_markup: Markup });
+export const SendToFansParams = Type.Object({ ...TextFields, parse_mode: ParseMode, reply_markup: Markup });
 
 export const EditMessageParams = Type.Object({
   chat_id: Type.String({ minLength: 1, maxLength: 128 }),
   chat_type: Type.Optional(ChatType),
   message_id: Type.String({ minLength: 1, maxLength: 128 }),
-  text: Text,
+  ...TextFields,
   parse_mode: ParseMode,
   reply_markup: Markup,
 });
@@ -46,7 +59,14 @@ export const MessageSchema = Type.Object({
   from: BotUserSchema,
   chat: Type.Object({ id: Type.String(), type: Type.String(), title: Type.String() }),
   date: Type.Integer(),
-  reply_markup: Type.Union([Type.Object({ inline_keyboard: Type.Array(Type.Array(Button)) }), Type.Null()]),
+  reply_markup: Type.Union([
+    Type.Object({
+      inline_keyboard: Type.Array(Type.Array(Button)),
+      font_size: Type.Optional(Type.Union([Type.String(), Type.Number()])),
+      font_color: Type.Optional(Type.String()),
+    }),
+    Type.Null(),
+  ]),
 });
 
 export const MeSchema = Type.Object({

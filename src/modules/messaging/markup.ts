@@ -96,6 +96,12 @@ export function parseMarkup(content: string): MarkupResult {
   return { ok: true, markup: { segments } };
 }
 
+/** A link or image address the markup accepts: https:// and a valid URL. */
+export const isHttpsUrl = (value: string): boolean => HTTPS.test(value) && URL.canParse(value);
+
+/** A colour the font tag accepts: #RGB or #RRGGBB. */
+export const isColor = (value: string): boolean => COLOR.test(value);
+
 export function renderMarkup(markup: Markup): string {
   return markup.segments.map(render).join('');
 }

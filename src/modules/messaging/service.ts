@@ -71,6 +71,10 @@ function parseRich(c: Content): Markup | null {
   return parsed.markup;
 }
 
+/** Whether the message shows an image: the Lv.2 rule of decisions.md section 3 applies. */
+const showsImage = (c: Content, markup: Markup | null): boolean =>
+  c.objectName === 'image' || (markup !== null && hasImage(markup));
+
 export class MessagingService {
   private readonly st: MessagingStatements;
   private readonly writer: OutboxWriter;
@@ -132,7 +136,7 @@ export class MessagingService {
    * Who may receive what from `sender` in `chat`. Reads committed data through statements compiled
    * once: this runs on every send.
    */
-  private async admit(sender: string, chat: ChatRef, markup: Markup | null): Promise<void> {
+  private async admit(sender: string, chat: ChatRef, image: boolean): Promise<void> {
     let level: number;
     let exemptFromImageLevel = false;
     if (chat.type === 'group') {
@@ -157,7 +161,7 @@ export class MessagingService {
       }
       level = s.level;
     }
-    if (markup !== null && hasImage(markup) && level < MIN_IMAGE_LEVEL && !exemptFromImageLevel) {
+    if (image && level < MIN_IMAGE_LEVEL && !exemptFromImageLevel) {
       throw new AppError(Errors.imageLevel);
     }
   }
@@ -203,7 +207,7 @@ export class MessagingService {
     const earlier = await replay(this.db.k);
     if (earlier !== undefined) return earlier;
     await this.rateLimit(from, input.chat);
-    await this.admit(from, input.chat, markup);
+    await this.admit(from, input.chat, showsImage(input, markup));
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
     const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
     if (key === undefined) {
@@ -246,8 +250,7 @@ export class MessagingService {
         throw new AppError(Errors.permissionRequired, 'sendMessageToFans needs the subscription_account permission');
       }
       const bot = await findUser(tx, botId);
-      if (markup !== null && hasImage(markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL)
-        throw new AppError(Errors.imageLevel);
+      if (showsImage(c, markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL) throw new AppError(Errors.imageLevel);
       const now = this.clock.now();
       const fans = await repo.followerIds(tx, botId);
       await repo.insertOutbox(
@@ -268,7 +271,7 @@ export class MessagingService {
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
-      await this.admit(from, chat, markup);
+      await this.admit(from, chat, showsImage(c, markup));
       const now = this.clock.now();
       const next = this.row(sender, chat, c, markup, [], now);
       await repo.editOutbox(tx, messageId, {

@@ -4,6 +4,7 @@ import type { DB } from '../../db/types.js';
 import { parseIdList } from '../../lib/json.js';
 import { parseKeyboard, type InlineKeyboard } from './keyboard.js';
 import { parseMarkup, type Segment } from './markup.js';
+import { isMedium } from './media.js';
 import { chatUsers, groupTitle, type OutboxRow } from './repo.js';
 
 export interface BotUser {
@@ -74,7 +75,7 @@ export async function messageView(tx: Kysely<DB>, row: Omit<OutboxRow, 'seq'>): 
     message_id: row.message_id,
     text: plainText(row.content, row.normalized !== null),
     text_raw: row.content,
-    kind: row.normalized === null ? 'text' : 'richtext',
+    kind: isMedium(row.object_name) ? row.object_name : row.normalized === null ? 'text' : 'richtext',
     mention_users: mentions.map(user),
     from: user(row.from_user_id),
     chat,
