@@ -1,12 +1,12 @@
 // Builds the HTTP application from its services. Never listens: server.ts and tests do that.
 import { randomBytes } from 'node:crypto';
-import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { AppError, Errors } from './errors.js';
+import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { registerDocs } from './http/docs.js';
 import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
-import { hasNul } from './lib/nul.js';
+import { MAX_DEPTH, hasNul, tooDeep } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -65,6 +65,10 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     childLoggerFactory: (logger, bindings) =>
       ['info', 'debug', 'trace'].includes(logger.level) ? logger.child(bindings) : logger,
     ajv: { customOptions: { removeAdditional: false } },
+    // Malformed percent-escapes in the path and the like: the surface's envelope, not Fastify's body.
+    frameworkErrors: (error, request, reply) => {
+      void errorHandler(error, request, reply);
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -93,11 +97,22 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   });
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    done();
+    // The query parser would keep a malformed escape or invalid UTF-8 as some other text.
+    const query = request.url.indexOf('?');
+    const malformed = query >= 0 && !decodesCleanly(request.url.slice(query + 1));
+    done(
+      malformed
+        ? new AppError(paramErrorFor(request.url), 'querystring: malformed percent-escape or invalid UTF-8')
+        : undefined,
+    );
   });
 
   app.addHook('preValidation', (request, _reply, done) => {
     const input = [request.query, request.params, request.body];
+    if (input.some((part) => tooDeep(part))) {
+      done(new AppError(paramErrorFor(request.url), `input nests deeper than ${MAX_DEPTH} levels`));
+      return;
+    }
     const refused = request.routeOptions.config.checksNul !== true && input.some(hasNul);
     done(refused ? new AppError(paramErrorFor(request.url), 'text must not contain U+0000') : undefined);
   });
@@ -108,7 +123,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     done();
   });
 
-  await app.register(formbody);
+  registerBodyParsers(app);
   await registerDocs(app, s.config.publicUrl);
 
   healthRoutes(app, s);

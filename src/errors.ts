@@ -116,10 +116,18 @@ export const fail = (d: ErrorDef, detail?: string, extra?: Record<string, unknow
 
 export type Surface = 'openapi' | 'bot' | 'internal';
 
-/** Which envelope a path answers errors in. */
-export function surfaceOf(url: string): Surface {
-  if (url.startsWith('/openapi/bot/') || url.startsWith('/openapi/answerCallbackQuery')) return 'bot';
-  if (url.startsWith('/openapi/')) return 'openapi';
+/**
+ * The path of a request target without its query. HTTP/1.1 servers must accept the absolute form
+ * (`GET http://host/openapi/user/info?...`, RFC 9112 section 3.2.2), which Node leaves in `url`.
+ */
+export const pathOf = (target: string): string =>
+  target.replace(/^[a-z][a-z\d+.-]*:\/\/[^/?#]*/i, '').split('?', 1)[0] ?? '';
+
+/** Which envelope a request target answers errors in. */
+export function surfaceOf(target: string): Surface {
+  const path = pathOf(target);
+  if (path.startsWith('/openapi/bot/') || path.startsWith('/openapi/answerCallbackQuery')) return 'bot';
+  if (path.startsWith('/openapi/')) return 'openapi';
   return 'internal';
 }
 

@@ -1,7 +1,7 @@
 // Maps everything thrown while answering a request to the envelope of its surface. Unknown
 // errors become a generic 500 that leaks nothing (the log keeps the details).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, Errors, renderError, surfaceOf, type ErrorDef } from '../errors.js';
+import { AppError, Errors, pathOf, renderError, surfaceOf, type ErrorDef } from '../errors.js';
 import { describeValidation } from './validation.js';
 
 const isFastifyError = (e: unknown): e is FastifyError =>
@@ -27,6 +27,8 @@ export function toAppError(error: unknown, url: string): AppError {
       return new AppError(paramErrorFor(url), 'body: unsupported content type');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError(paramErrorFor(url), 'body: content length does not match');
+    case 'FST_ERR_BAD_URL':
+      return new AppError(paramErrorFor(url), 'url: malformed percent-escape or invalid UTF-8');
     default:
       return error.statusCode !== undefined && error.statusCode < 500
         ? new AppError(paramErrorFor(url), error.message)
@@ -37,14 +39,12 @@ export function toAppError(error: unknown, url: string): AppError {
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error, request.url);
   if (appError.def.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
-  const { status, body, headers } = renderError(surfaceOf(request.url), appError);
+  const surface = surfaceOf(request.url);
+  request.server.metrics.errors.inc({ surface, error: appError.def.id });
+  const { status, body, headers } = renderError(surface, appError);
   return reply.code(status).headers(headers).send(body);
 }
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return errorHandler(
-    new AppError(Errors.routeNotFound, `${request.method} ${request.url.split('?')[0] ?? ''}`),
-    request,
-    reply,
-  );
+  return errorHandler(new AppError(Errors.routeNotFound, `${request.method} ${pathOf(request.url)}`), request, reply);
 }

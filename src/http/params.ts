@@ -4,12 +4,26 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, Errors } from '../errors.js';
+import { MAX_DEPTH, hasNul, tooDeep } from '../lib/nul.js';
 import { compileCoercing, describeValidation } from './validation.js';
 
 /** Fields that carry JSON inside a form field; the literal `null` and `[]` mean "not given". */
 const STRUCTURED = new Set(['reply_markup', 'mention_ids', 'allowed_updates']);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** JSON text of a form field, held to the checks the request's own body gets (app.ts preValidation). */
+function parseStructured(key: string, text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new AppError(Errors.paramError, `${key}: malformed JSON`);
+  }
+  if (tooDeep(value)) throw new AppError(Errors.paramError, `${key}: nests deeper than ${MAX_DEPTH} levels`);
+  if (hasNul(value)) throw new AppError(Errors.paramError, `${key}: text must not contain U+0000`);
+  return value;
+}
 
 function decode(raw: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -26,11 +40,7 @@ function decode(raw: Record<string, unknown>): Record<string, unknown> {
     }
     const text = value.trim();
     if (text === '' || text === 'null' || text === '[]') continue;
-    try {
-      out[key] = JSON.parse(text);
-    } catch {
-      throw new AppError(Errors.paramError, `${key}: malformed JSON`);
-    }
+    out[key] = parseStructured(key, text);
   }
   return out;
 }

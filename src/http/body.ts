@@ -1,0 +1,47 @@
+// Body parsers for JSON and forms that refuse text which is not UTF-8, instead of decoding it with
+// replacement characters; malformed bodies become parameter errors of the request's surface.
+import { isUtf8 } from 'node:buffer';
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../errors.js';
+import { paramErrorFor } from './errors.js';
+import type { App } from './types.js';
+
+/** Whether every percent-escape in `text` is well formed and decodes to UTF-8. */
+export function decodesCleanly(text: string): boolean {
+  try {
+    decodeURIComponent(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const invalid = (request: FastifyRequest, detail: string) => new AppError(paramErrorFor(request.url), detail);
+
+/** A form as fields; a field given twice becomes a list. */
+function formFields(text: string): Record<string, string | string[]> {
+  // No prototype: a field named __proto__ is just a field.
+  const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  for (const [key, value] of new URLSearchParams(text)) {
+    const seen = out[key];
+    out[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+  }
+  return out;
+}
+
+export function registerBodyParsers(app: App): void {
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    if (isUtf8(body)) void json(request, body.toString(), done);
+    else done(invalid(request, 'body: invalid UTF-8'), undefined);
+  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'buffer' },
+    (request, body: Buffer, done) => {
+      const text = body.toString();
+      if (isUtf8(body) && decodesCleanly(text)) done(null, formFields(text));
+      else done(invalid(request, 'body: malformed percent-escape or invalid UTF-8'), undefined);
+    },
+  );
+}

@@ -1,0 +1,202 @@
+// Hostile input answered in the contract's envelopes, never with a 500 or Fastify's own bodies:
+// deep nesting, absolute-form request targets, malformed escapes and invalid UTF-8, numbers
+// beyond what a query may carry (issue 13).
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { hasNul, tooDeep } from '../src/lib/nul.js';
+import { adminHeaders, describeStores } from './helpers/app.js';
+import { createApp, createBot, createUsers, type BotCreds, type Creds, type TestUser } from './helpers/factories.js';
+import { listeningPort, rawRequest } from './helpers/raw-http.js';
+
+const nestedObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+const nestedArray = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+/** `{"text":"<C3 28>"}`: a lead byte followed by one that cannot continue it. */
+const badUtf8Json = Buffer.concat([Buffer.from('{"text":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+
+const openapiParamError = (detail: string) => ({ error: 'Bad Request', code: 401, message: 'Param error', detail });
+const botParamError = (detail: string) => ({
+  ok: false,
+  result: null,
+  error_code: 400,
+  message: `Bad Request: ${detail}`,
+  success: false,
+});
+
+it('walks of request input are iterative: 100,000 levels neither overflow nor go unnoticed', () => {
+  const deep = JSON.parse(nestedArray(100_000)) as unknown;
+  assert.equal(hasNul(deep), false, 'no NUL in empty arrays');
+  assert.equal(tooDeep(deep), true, 'nesting beyond the cap is seen');
+  assert.equal(hasNul(JSON.parse(`${nestedArray(50_000).slice(0, 50_000)}"\\u0000"${']'.repeat(50_000)}`)), true);
+  assert.equal(tooDeep({ a: [{ b: [1] }] }), false, 'ordinary nesting passes');
+});
+
+await describeStores('hostile input', (t) => {
+  let user: TestUser;
+  let creds: Creds;
+  let bot: BotCreds;
+  before(async () => {
+    [user] = (await createUsers(t().app, 1)) as [TestUser];
+    creds = await createApp(t().app, user.user_id);
+    bot = await createBot(t().app, user.user_id);
+  });
+  const json = (url: string, payload: string | Buffer, headers: Record<string, string> = {}) =>
+    t().app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...headers } });
+  const form = (url: string, payload: string | Buffer, headers: Record<string, string> = {}) =>
+    t().app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    });
+
+  it('a body nested 4,000 levels deep is a parameter error on every surface, 404s included', async () => {
+    const detail = 'input nests deeper than 32 levels';
+    const unmatched = await json('/no/such/path', nestedObject(4000));
+    assert.equal(unmatched.statusCode, 400);
+    assert.deepEqual(unmatched.json(), { error: 'invalid_request', message: detail });
+
+    const events = await json(
+      '/internal/v1/events',
+      `{"events":[{"id":"e","type":"t","data":${nestedObject(4000)}}]}`,
+      adminHeaders,
+    );
+    assert.equal(events.statusCode, 400);
+    assert.deepEqual(events.json(), { error: 'invalid_request', message: detail });
+
+    const send = await json('/openapi/bot/sendMessage', `{"reply_markup":${nestedArray(4000)}}`, {
+      'x-api-key': bot.api_key,
+    });
+    assert.equal(send.statusCode, 200);
+    assert.deepEqual(send.json(), botParamError(detail));
+  });
+
+  it('JSON inside a form field gets the same depth and NUL checks as a body', async () => {
+    const key = { 'x-api-key': bot.api_key };
+    const base = `chat_id=${user.user_id}&chat_type=private&text=hi`;
+    const deep = await form(
+      '/openapi/bot/sendMessage',
+      `${base}&reply_markup=${encodeURIComponent(nestedArray(4000))}`,
+      key,
+    );
+    assert.equal(deep.statusCode, 200);
+    assert.deepEqual(deep.json(), botParamError('reply_markup: nests deeper than 32 levels'));
+    const nul = await form(
+      '/openapi/bot/sendMessage',
+      `${base}&reply_markup=${encodeURIComponent('[["\\u0000"]]')}`,
+      key,
+    );
+    assert.equal(nul.statusCode, 200);
+    assert.deepEqual(nul.json(), botParamError('reply_markup: text must not contain U+0000'));
+  });
+
+  it('absolute-form request targets are routed and answered in the envelope of their path', async () => {
+    const port = await listeningPort(t().app);
+    const origin = `http://127.0.0.1:${port}`;
+    const noKey = await rawRequest(port, `GET ${origin}/openapi/user/info?user_id=${user.user_id} HTTP/1.1\r\nHost: x`);
+    assert.equal(noKey.status, 400, noKey.body);
+    assert.deepEqual(JSON.parse(noKey.body), {
+      error: 'Bad Request',
+      code: 400,
+      message: 'You X-API-KEY is not available',
+    });
+
+    const withKey = await rawRequest(
+      port,
+      `GET ${origin}/openapi/user/info?user_id=${user.user_id} HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${creds.api_key}`,
+    );
+    assert.equal(withKey.status, 200, withKey.body);
+    assert.equal((JSON.parse(withKey.body) as { success: boolean }).success, true, withKey.body);
+
+    const getMe = await rawRequest(
+      port,
+      `POST ${origin}/openapi/bot/getMe HTTP/1.1\r\nHost: x\r\nX-API-KEY: ${bot.api_key}`,
+    );
+    assert.equal(getMe.status, 200, getMe.body);
+    assert.equal((JSON.parse(getMe.body) as { ok: boolean }).ok, true, getMe.body);
+
+    const missing = await rawRequest(port, `GET ${origin}/openapi/no/such?x=1 HTTP/1.1\r\nHost: x`);
+    assert.equal(missing.status, 404);
+    assert.deepEqual(JSON.parse(missing.body), {
+      error: 'Not Found',
+      code: 404,
+      message: 'no such endpoint',
+      detail: 'GET /openapi/no/such',
+    });
+  });
+
+  it('malformed percent-escapes in the path answer in the envelope of their surface', async () => {
+    const detail = 'url: malformed percent-escape or invalid UTF-8';
+    const openapi = await t().app.inject({ method: 'GET', url: '/openapi/user/%ZZ' });
+    assert.equal(openapi.statusCode, 401);
+    assert.deepEqual(openapi.json(), openapiParamError(detail));
+
+    const botMethod = await t().app.inject({ method: 'POST', url: '/openapi/bot/getMe%' });
+    assert.equal(botMethod.statusCode, 200);
+    assert.deepEqual(botMethod.json(), botParamError(detail));
+
+    const internal = await t().app.inject({
+      method: 'GET',
+      url: '/internal/v1/users/%C3%28/balance',
+      headers: adminHeaders,
+    });
+    assert.equal(internal.statusCode, 400);
+    assert.deepEqual(internal.json(), { error: 'invalid_request', message: detail });
+  });
+
+  it('invalid UTF-8 in a query string, a JSON body or a form is a parameter error', async () => {
+    const query = await t().app.inject({
+      method: 'GET',
+      url: `/openapi/user/info?user_id=%C3%28`,
+      headers: { 'x-api-key': creds.api_key },
+    });
+    assert.equal(query.statusCode, 401);
+    assert.deepEqual(query.json(), openapiParamError('querystring: malformed percent-escape or invalid UTF-8'));
+
+    const key = { 'x-api-key': bot.api_key };
+    const body = await json('/openapi/bot/sendMessage', badUtf8Json, key);
+    assert.equal(body.statusCode, 200);
+    assert.deepEqual(body.json(), botParamError('body: invalid UTF-8'));
+
+    const formDetail = 'body: malformed percent-escape or invalid UTF-8';
+    const escaped = await form('/openapi/bot/sendMessage', `chat_id=${user.user_id}&text=%C3%28`, key);
+    assert.deepEqual(escaped.json(), botParamError(formDetail));
+    const rawBytes = Buffer.concat([Buffer.from(`chat_id=${user.user_id}&text=`), Buffer.from([0xff, 0xfe])]);
+    const raw = await form('/openapi/bot/sendMessage', rawBytes, key);
+    assert.deepEqual(raw.json(), botParamError(formDetail));
+
+    const operator = await json('/internal/v1/events', badUtf8Json, adminHeaders);
+    assert.equal(operator.statusCode, 400);
+    assert.deepEqual(operator.json(), { error: 'invalid_request', message: 'body: invalid UTF-8' });
+  });
+
+  it('a well-formed form still arrives intact: UTF-8 text and plus signs', async () => {
+    const text = 'grüße + 你好 & more';
+    const res = await form(
+      '/openapi/bot/sendMessage',
+      `chat_id=${user.user_id}&chat_type=private&parse_mode=text&text=${encodeURIComponent(text).replaceAll('%20', '+')}`,
+      { 'x-api-key': bot.api_key },
+    );
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.json<{ result: { text: string } }>().result.text, text, res.body);
+  });
+
+  it('getUpdates refuses offsets, limits and timeouts no bigint or timer can hold', async () => {
+    const key = { 'x-api-key': bot.api_key };
+    const poll = (query: string) =>
+      t().app.inject({ method: 'POST', url: `/openapi/bot/getUpdates?${query}`, headers: key });
+    const max = 'must be <= 9007199254740991';
+    for (const [query, detail] of [
+      ['offset=1e20', `offset: ${max}`],
+      ['offset=Infinity', `offset: ${max}`],
+      ['offset=-Infinity', 'offset: must be >= -9007199254740991'],
+      ['limit=1e20', 'limit: must be <= 2147483647'],
+      ['timeout=Infinity', 'timeout: must be <= 2147483647'],
+    ] as const) {
+      const res = await poll(query);
+      assert.equal(res.statusCode, 200, query);
+      assert.deepEqual(res.json(), botParamError(detail), query);
+    }
+    const clamped = await poll('offset=1&limit=1000&timeout=0');
+    assert.deepEqual(clamped.json<{ result: unknown }>().result, [], 'limits beyond the contract range are clamped');
+  });
+});
