@@ -92,10 +92,13 @@ export const BotEnvelope = <R extends TSchema>(result: R) =>
 
 export const done = <R>(result: R) => ({ ok: true, result, error_code: 0, message: 'success', success: true });
 
+// Bounded so that no value reaches a bigint query out of range; limit and timeout beyond their
+// contract ranges are still accepted and clamped by the service (decisions.md section 2).
+const INT32 = { minimum: -2_147_483_648, maximum: 2_147_483_647 };
 export const GetUpdatesParams = Type.Object({
-  offset: Type.Optional(Type.Integer()),
-  limit: Type.Optional(Type.Integer()),
-  timeout: Type.Optional(Type.Number()),
+  offset: Type.Optional(Type.Integer({ minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER })),
+  limit: Type.Optional(Type.Integer(INT32)),
+  timeout: Type.Optional(Type.Number(INT32)),
   allowed_updates: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 10 })),
 });
 
