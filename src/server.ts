@@ -3,7 +3,8 @@
 import { buildApp } from './app.js';
 import { boot } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
-import { describeDemo, ensureDemo } from './demo/demo.js';
+import { announceDemo, showsCredentials } from './demo/announce.js';
+import { ensureDemo } from './demo/demo.js';
 import { demoSignIn } from './demo/sign-in.js';
 
 async function main(): Promise<void> {
@@ -19,7 +20,7 @@ async function main(): Promise<void> {
   let signIn: string | undefined;
   const app = await buildApp(services, {
     extraRoutes: (a) => {
-      if (demo !== undefined) signIn = demoSignIn(a, services, demo.developerId);
+      if (demo !== undefined && showsCredentials(process.stdout)) signIn = demoSignIn(a, services, demo.developerId);
     },
     logger: {
       level: config.logLevel,
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   });
   await app.listen({ port: config.port, host: config.host });
   services.dispatcher.start();
-  if (demo !== undefined) process.stdout.write(describeDemo(demo, config.publicUrl, signIn));
+  if (demo !== undefined) announceDemo(process.stdout, demo, config.publicUrl, signIn);
 
   let stopping = false;
   const stop = (signal: string) => {

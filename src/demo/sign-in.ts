@@ -1,7 +1,8 @@
 // With --demo only: a sign-in link for the demo developer, so a newcomer can open the developer
 // site in an ordinary browser. In production the application sets the session cookie itself
-// (POST /internal/v1/sessions); this link stands in for that, guarded by a random path that
-// lives as long as the process and is printed once on the console.
+// (POST /internal/v1/sessions); this link stands in for that, guarded by a random path shown once
+// on the terminal. It works once, within SIGN_IN_LINK_TTL_MS of the start: a copy left in a
+// scrollback or a screen recording is worth nothing afterwards.
 import { Type } from 'typebox';
 import type { App } from '../http/types.js';
 import { newSecretToken } from '../lib/ids.js';
@@ -9,9 +10,13 @@ import { safeEqual } from '../lib/crypto.js';
 import { SESSION_TTL_MS } from '../modules/sessions/service.js';
 import type { Services } from '../services.js';
 
+export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
+
 /** Registers the link; answers its path. */
 export function demoSignIn(app: App, s: Services, userId: string): string {
   const secret = newSecretToken();
+  const expiresAt = s.clock.now() + SIGN_IN_LINK_TTL_MS;
+  let used = false;
   app.get(
     '/demo/sign-in/:secret',
     {
@@ -22,7 +27,10 @@ export function demoSignIn(app: App, s: Services, userId: string): string {
       },
     },
     async (request, reply) => {
-      if (!safeEqual(request.params.secret, secret)) return reply.code(404).send(null);
+      const live = !used && s.clock.now() < expiresAt;
+      if (!live || !safeEqual(request.params.secret, secret)) return reply.code(404).send(null);
+      // Taken before the await, so two racing requests cannot both sign in.
+      used = true;
       const { cookie } = await s.sessions.create(userId);
       const secure = s.config.publicUrl.startsWith('https://') ? '; Secure' : '';
       return reply
