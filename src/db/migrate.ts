@@ -3,6 +3,7 @@ import type { Db } from './connect.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { callbackQueriesMigration } from './migrations/0002_callback_queries.js';
 import { developersMigration } from './migrations/0003_developers.js';
+import { deliveryOrderMigration } from './migrations/0004_delivery_order.js';
 
 /** Brings the schema up to date; safe to call on every start. */
 export async function migrate(db: Db): Promise<string[]> {
@@ -10,6 +11,7 @@ export async function migrate(db: Db): Promise<string[]> {
     '0001_initial': initialMigration(db.dialect),
     '0002_callback_queries': callbackQueriesMigration(db.dialect),
     '0003_developers': developersMigration(),
+    '0004_delivery_order': deliveryOrderMigration(db.dialect),
   };
   const migrator = new Migrator({
     db: db.k,
