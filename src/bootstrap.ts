@@ -1,10 +1,64 @@
-// Opens the store, migrates it and wires the services: shared by the server and the CLI.
+// Opens the store, migrates it and wires the services: shared by the server and the CLI. A store
+// or Redis that cannot be reached stops the start with one line naming the setting to fix.
 import type { Config } from './config.js';
-import { openDb } from './db/connect.js';
+import { openDb, type Db } from './db/connect.js';
 import { migrate } from './db/migrate.js';
+import { within } from './lib/deadline.js';
 import { loadEncryptionKey } from './lib/keys.js';
+import { openSharedState, type SharedState } from './lib/shared-state.js';
 import { ensureAdminToken, type AdminToken } from './modules/admin/service.js';
+import { pingDb } from './modules/health/repo.js';
 import { createServices, type Services } from './services.js';
+
+/** How long start-up waits for the database or Redis to answer. */
+const PROBE_MS = 10_000;
+
+/** A start-up failure the operator fixes through a setting: its message is the whole report. */
+export class StartupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+const reason = (e: unknown): string => {
+  if (e instanceof AggregateError && e.errors.length > 0) return reason(e.errors[0]);
+  return e instanceof Error ? e.message || e.name : String(e);
+};
+
+/** The address without its password, to name in a message. */
+export function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
+}
+
+async function reachDb(url: string): Promise<Db> {
+  let db: Db | undefined;
+  try {
+    db = await within(openDb(url), PROBE_MS);
+    await within(pingDb(db), PROBE_MS);
+    return db;
+  } catch (e) {
+    await db?.close().catch(() => undefined);
+    throw new StartupError(`DATABASE_URL: cannot reach the database at ${withoutPassword(url)} (${reason(e)})`);
+  }
+}
+
+async function reachRedis(config: Config): Promise<SharedState> {
+  const shared = openSharedState(config.redisUrl);
+  try {
+    await shared.redis?.connected(PROBE_MS);
+    return shared;
+  } catch (e) {
+    await shared.close();
+    throw new StartupError(`REDIS_URL: cannot reach Redis at ${withoutPassword(config.redisUrl ?? '')} (${reason(e)})`);
+  }
+}
 
 export interface Booted {
   services: Services;
@@ -13,13 +67,16 @@ export interface Booted {
 }
 
 export async function boot(config: Config): Promise<Booted> {
-  const db = await openDb(config.databaseUrl);
+  const db = await reachDb(config.databaseUrl);
+  let shared: SharedState | undefined;
   try {
+    shared = await reachRedis(config);
     await migrate(db);
     const adminToken = await ensureAdminToken(db.k, config.adminToken);
     const services = createServices({
       config,
       db,
+      shared,
       encryptionKey: loadEncryptionKey(config),
       adminTokenHash: adminToken.hash,
     });
@@ -32,7 +89,29 @@ export async function boot(config: Config): Promise<Booted> {
       },
     };
   } catch (e) {
+    await shared?.close();
     await db.close();
+    throw e;
+  }
+}
+
+interface Listener {
+  listen(options: { port: number; host: string }): Promise<string>;
+}
+
+/** Listens on HOST:PORT; an address in use or not allowed becomes a StartupError. */
+export async function listen(app: Listener, config: Config): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (e) {
+    const code = e instanceof Error && 'code' in e ? e.code : undefined;
+    const where = `${config.host}:${config.port}`;
+    if (code === 'EADDRINUSE')
+      throw new StartupError(`PORT: ${where} is already in use; set PORT (or HOST) to a free one`);
+    if (code === 'EACCES') throw new StartupError(`PORT: not allowed to listen on ${where}; set PORT above 1023`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+      throw new StartupError(`HOST: ${config.host} is not an address of this machine; set HOST (e.g. 0.0.0.0)`);
+    }
     throw e;
   }
 }

@@ -20,6 +20,12 @@ export interface Config {
   encryptionKey: string | undefined;
   keyFile: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Webhook retries: the first backoff, doubling up to the cap; Updates older than the retention are dropped. */
+  webhookRetryBaseMs: number;
+  webhookRetryMaxMs: number;
+  updateRetentionS: number;
+  /** When set, /metrics answers only `Authorization: Bearer <token>`. */
+  metricsToken: string | undefined;
 }
 
 /** decisions.md section 3 defaults; each configurable. */
@@ -105,6 +111,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     encryptionKey,
     keyFile: env.KEY_FILE || './data/encryption.key',
     logLevel: isLogLevel(rawLevel) ? rawLevel : 'info',
+    webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 1000, 1, 3_600_000),
+    webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 1, 86_400_000),
+    updateRetentionS: int('UPDATE_RETENTION_S', 86_400, 1, 2_592_000),
+    metricsToken: env.METRICS_TOKEN || undefined,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,11 +1,12 @@
 // Starts the platform: settings, store, migrations, optional demo data, then listens until a
 // signal asks it to stop, finishing requests in flight first.
 import { buildApp } from './app.js';
-import { boot } from './bootstrap.js';
+import { boot, listen, StartupError } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { announceDemo, showsCredentials } from './demo/announce.js';
 import { ensureDemo } from './demo/demo.js';
 import { demoSignIn } from './demo/sign-in.js';
+import { redactingLogOptions } from './http/redact.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -22,12 +23,9 @@ async function main(): Promise<void> {
     extraRoutes: (a) => {
       if (demo !== undefined && showsCredentials(process.stdout)) signIn = demoSignIn(a, services, demo.developerId);
     },
-    logger: {
-      level: config.logLevel,
-      redact: { paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie'], remove: true },
-    },
+    logger: { level: config.logLevel, ...redactingLogOptions },
   });
-  await app.listen({ port: config.port, host: config.host });
+  await listen(app, config);
   services.dispatcher.start();
   if (demo !== undefined) announceDemo(process.stdout, demo, config.publicUrl, signIn);
 
@@ -55,7 +53,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   process.stderr.write(
-    `${e instanceof ConfigError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    `${e instanceof ConfigError || e instanceof StartupError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
   );
   process.exit(1);
 });

@@ -1,4 +1,5 @@
 // Dispatches `cli <command> [options]`; returns the exit code (0 done, 1 failed, 2 bad usage).
+import { StartupError } from '../bootstrap.js';
 import { ConfigError } from '../config.js';
 import { AppError } from '../errors.js';
 import { createAppCommand } from './commands/create-app.js';
@@ -60,7 +61,7 @@ export async function runCli(argv: readonly string[], io: Io): Promise<number> {
       io.stderr.write(`${e.message}\n\n${e.command === undefined ? usage() : commandUsage(e.command)}`);
       return 2;
     }
-    if (e instanceof ConfigError) {
+    if (e instanceof ConfigError || e instanceof StartupError) {
       io.stderr.write(`${e.message}\n`);
       return 1;
     }

@@ -1,5 +1,13 @@
-// Prometheus metrics: request counts and latency per route, and operator events per type.
+// Prometheus metrics: request counts and latency per route, error answers per surface and id,
+// operator events per type, and whether Redis answers.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Decorated by the health routes; the error handler counts error answers on it. */
+    metrics: Metrics;
+  }
+}
 
 export class Metrics {
   readonly registry = new Registry();
@@ -34,6 +42,31 @@ export class Metrics {
     help: 'Updates dropped unconfirmed after 24 hours (polling and webhook)',
     registers: [this.registry],
   });
+
+  /** The bot surface answers most errors with HTTP 200, so statuses alone do not count them. */
+  readonly errors = new Counter({
+    name: 'http_errors_total',
+    help: 'Error answers by surface (openapi, bot, internal) and error id',
+    labelNames: ['surface', 'error'] as const,
+    registers: [this.registry],
+  });
+
+  private redisState: () => boolean | undefined = () => undefined;
+  readonly redisUp = new Gauge({
+    name: 'redis_up',
+    help: '1 while Redis answers, 0 while it is lost (single-instance fallback); absent without REDIS_URL',
+    registers: [this.registry],
+    collect: () => {
+      const up = this.redisState();
+      if (up === undefined) this.redisUp.remove();
+      else this.redisUp.set(up ? 1 : 0);
+    },
+  });
+
+  /** Where the redis_up gauge reads its state (undefined: Redis is not configured). */
+  trackRedis(state: () => boolean | undefined): void {
+    this.redisState = state;
+  }
 
   private countLongPolls: () => number = () => 0;
   readonly longPolls = new Gauge({

@@ -1,8 +1,10 @@
 // State that several instances must share: replay protection and wake-up messages. With one
-// instance it lives in memory; with REDIS_URL it lives in Redis.
+// instance it lives in memory; with REDIS_URL it lives in Redis, and while Redis is lost each
+// instance falls back to its memory (single-instance behaviour) until it returns.
 import { EventEmitter } from 'node:events';
-import { Redis } from 'ioredis';
-import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
+import type { Redis } from 'ioredis';
+import { MemoryRateLimiter, RedisRateLimiter, type Bucket, type RateLimiter, type Take } from './rate-limit.js';
+import { RedisLink } from './redis-link.js';
 
 export interface NonceStore {
   /** Records the key (a hex digest) until `expiresAt` (unix ms); false when it was already recorded. */
@@ -80,6 +82,36 @@ export class RedisNonceStore implements NonceStore {
   }
 }
 
+/** Redis while it answers, this instance's memory while it does not. */
+class FallbackNonceStore implements NonceStore {
+  private readonly remote: RedisNonceStore;
+  private readonly local = new MemoryNonceStore();
+  constructor(private readonly link: RedisLink) {
+    this.remote = new RedisNonceStore(link.redis);
+  }
+  claim(key: string, expiresAt: number, now: number): Promise<boolean> {
+    return this.link.either(
+      () => this.remote.claim(key, expiresAt, now),
+      () => this.local.claim(key, expiresAt, now),
+    );
+  }
+}
+
+/** Redis while it answers, this instance's memory while it does not. */
+class FallbackRateLimiter implements RateLimiter {
+  private readonly remote: RedisRateLimiter;
+  private readonly local = new MemoryRateLimiter();
+  constructor(private readonly link: RedisLink) {
+    this.remote = new RedisRateLimiter(link.redis);
+  }
+  take(key: string, bucket: Bucket, now: number): Promise<Take> {
+    return this.link.either(
+      () => this.remote.take(key, bucket, now),
+      () => this.local.take(key, bucket, now),
+    );
+  }
+}
+
 export type Listener = (message: string) => void;
 
 /** Publish/subscribe between instances (cache invalidation, long-poll wake-ups). */
@@ -104,23 +136,39 @@ export class LocalBus implements Bus {
   }
 }
 
-/** Every message goes through Redis, so this instance hears its own messages exactly once too. */
+/**
+ * Every message goes through Redis, so this instance hears its own messages exactly once too.
+ * While Redis is lost, messages reach this instance's listeners only.
+ */
 export class RedisBus extends LocalBus {
   private readonly subscribed = new Set<string>();
   constructor(
+    private readonly link: RedisLink,
     private readonly pub: Redis,
     private readonly sub: Redis,
   ) {
     super();
     sub.on('message', (channel: string, message: string) => this.emitter.emit(channel, message));
+    // A subscription asked for while Redis was away failed; ask again each time it is back.
+    sub.on('ready', () => {
+      if (this.subscribed.size > 0) this.sub.subscribe(...this.subscribed).catch(() => undefined);
+    });
   }
   override publish(channel: string, message: string): void {
-    void this.pub.publish(channel, message);
+    void this.link.either(
+      async () => {
+        await this.pub.publish(channel, message);
+      },
+      () => {
+        super.publish(channel, message);
+        return Promise.resolve();
+      },
+    );
   }
   override subscribe(channel: string, listener: Listener): () => void {
     if (!this.subscribed.has(channel)) {
       this.subscribed.add(channel);
-      void this.sub.subscribe(channel);
+      this.sub.subscribe(channel).catch(() => undefined);
     }
     return super.subscribe(channel, listener);
   }
@@ -135,7 +183,8 @@ export interface SharedState {
   nonces: NonceStore;
   limiter: RateLimiter;
   bus: Bus;
-  redis: Redis | undefined;
+  /** The connection to Redis; undefined without REDIS_URL. */
+  redis: RedisLink | undefined;
   close(): Promise<void>;
 }
 
@@ -150,16 +199,16 @@ export function openSharedState(redisUrl: string | undefined): SharedState {
       close: () => bus.close(),
     };
   }
-  const redis = new Redis(redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 });
-  const bus = new RedisBus(redis.duplicate(), redis.duplicate());
+  const link = new RedisLink(redisUrl);
+  const bus = new RedisBus(link, RedisLink.client(redisUrl), RedisLink.client(redisUrl));
   return {
-    nonces: new RedisNonceStore(redis),
-    limiter: new RedisRateLimiter(redis),
+    nonces: new FallbackNonceStore(link),
+    limiter: new FallbackRateLimiter(link),
     bus,
-    redis,
+    redis: link,
     close: async () => {
       await bus.close();
-      redis.disconnect();
+      link.redis.disconnect();
     },
   };
 }

@@ -1,0 +1,87 @@
+// The connection to Redis as the rest of the platform sees it: whether it answers now, each loss
+// and return (for the log, the redis_up gauge and /readyz), and a way to fall back while it is gone.
+import { Redis } from 'ioredis';
+import { within } from './deadline.js';
+
+export type LinkListener = (up: boolean, detail: string) => void;
+
+export class RedisLink {
+  readonly redis: Redis;
+  private wasReady = false;
+  private lost = false;
+  private lastError: string | undefined;
+  private readonly listeners = new Set<LinkListener>();
+
+  constructor(readonly url: string) {
+    this.redis = RedisLink.client(url);
+    this.redis.on('error', (e: Error) => {
+      this.lastError = e.message;
+    });
+    this.redis.on('ready', () => {
+      this.wasReady = true;
+      if (!this.lost) return;
+      this.lost = false;
+      this.emit(true, 'connection restored');
+    });
+    this.redis.on('close', () => {
+      if (!this.wasReady || this.lost) return;
+      this.lost = true;
+      this.emit(false, this.lastError ?? 'connection closed');
+    });
+  }
+
+  /**
+   * A connection that retries forever in the background; commands issued before the first
+   * connection wait for it, commands issued while it is lost fail fast (see `up`).
+   */
+  static client(url: string): Redis {
+    const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+    // ioredis prints every connection error to the console unless someone listens.
+    redis.on('error', () => undefined);
+    return redis;
+  }
+
+  /** False once an established connection was lost, until it is back. */
+  get up(): boolean {
+    return !this.lost;
+  }
+
+  /** `listener` hears each loss and each return; the result stops it. */
+  onChange(listener: LinkListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs `remote` while Redis is up, `local` while it is lost or when `remote` fails. */
+  async either<T>(remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
+    if (this.lost) return local();
+    try {
+      return await remote();
+    } catch {
+      return local();
+    }
+  }
+
+  /** Resolves once connected; rejects with the first connection error or a TimeoutError. */
+  connected(timeoutMs: number): Promise<void> {
+    if (this.redis.status === 'ready') return Promise.resolve();
+    const first = new Promise<void>((resolve, reject) => {
+      this.redis.once('ready', resolve);
+      this.redis.once('error', reject);
+    });
+    return within(first, timeoutMs);
+  }
+
+  /** Whether a PING is answered within `timeoutMs`. */
+  async answers(timeoutMs: number): Promise<boolean> {
+    if (this.lost || this.redis.status !== 'ready') return false;
+    return within(this.redis.ping(), timeoutMs).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private emit(up: boolean, detail: string): void {
+    for (const listener of this.listeners) listener(up, detail);
+  }
+}
