@@ -1,6 +1,8 @@
-// OpenAPI 3.1 generated from the route schemas, served at /openapi.json, read at /docs.
+// OpenAPI 3.1 generated from the route schemas, served at /openapi.json, read at /docs (rendered
+// on the server from the same document).
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import { docsPage } from './docs-page.js';
+import { finishDocument, finishRoute } from './openapi-finish.js';
 import type { App } from './types.js';
 
 const header = (name: string, description: string) => ({
@@ -30,10 +32,27 @@ export async function registerDocs(app: App, publicUrl: string): Promise<void> {
           timestamp: header('timestamp', 'Unix time in ms (13 digits) or s (10 digits), within 300 s'),
           signature: header('signature', 'hex SHA1 of App Secret + nonce + timestamp'),
           operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator surface)' },
+          accessToken: header('access_token', 'Access token from the login flow (Token header set)'),
+          appIdQuery: { type: 'apiKey', in: 'query', name: 'app_id', description: 'Application id' },
+          appSecret: { type: 'apiKey', in: 'query', name: 'app_secret', description: 'App Secret of that application' },
+          session: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'op_session',
+            description: 'The signed-in user, set by the community application (operator sessions)',
+          },
         },
       },
     },
+    transform: ({ schema, url }) => ({ schema: finishRoute(schema, url), url }),
+    transformObject: (documentObject) =>
+      'openapiObject' in documentObject ? finishDocument(documentObject.openapiObject) : documentObject.swaggerObject,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  // The document is fixed once the app is ready, so the page is rendered once.
+  let page: ReturnType<typeof docsPage> | undefined;
+  app.get('/docs', { schema: { hide: true } }, (_request, reply) => {
+    page ??= docsPage(app.swagger());
+    return reply.headers(page.headers).send(page.body);
+  });
 }
