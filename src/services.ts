@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './db/connect.js';
 import { UnitOfWork } from './db/work.js';
 import { Metrics } from './http/metrics.js';
+import { PageCsrf } from './http/pages/csrf.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { Invalidations } from './lib/invalidation.js';
@@ -121,6 +122,7 @@ export function createServices(deps: ServiceDeps) {
     assistant,
     points: new PointsService(db),
     sessions: new SessionsService(db, clock),
+    csrf: new PageCsrf(deps.encryptionKey, config.publicUrl.startsWith('https://')),
     outbox: new OutboxService(db),
     delivery,
     dispatcher: new WebhookDispatcher(db, clock, box, metrics, config, invalidations),

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { Type, type TProperties } from 'typebox';
 import { Errors } from '../../errors.js';
 import { toAppError } from '../../http/errors.js';
-import { cookiesOf, csrfKeyCookie, csrfToken, csrfValid } from '../../http/pages/csrf.js';
+import { cookiesOf } from '../../http/pages/csrf.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { PERMISSIONS } from '../bots/service.js';
@@ -44,24 +44,22 @@ class NotSignedIn extends Error {}
 class BadForm extends Error {}
 
 export function developerSiteRoutes(app: App, s: Services): void {
-  const secure = s.config.publicUrl.startsWith('https://');
-
-  /** The signed-in developer, and a CSRF key cookie set for the site's forms. */
+  /** The signed-in developer, and the CSRF cookie set for the site's forms. */
   async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<PageContext> {
-    const { session, csrfKey } = cookiesOf(request);
+    const { session } = cookiesOf(request);
     const userId = await s.sessions.userOf(session);
     if (userId === undefined || session === undefined) throw new NotSignedIn();
-    const { key, cookie } = csrfKeyCookie(csrfKey, SITE, secure);
+    const { token, cookie } = s.csrf.issue(SITE, session);
     void reply.header('set-cookie', cookie);
     const user = await s.users.record(userId);
-    return { userId, userName: user?.name ?? userId, csrf: csrfToken(key, session) };
+    return { userId, userName: user?.name ?? userId, csrf: token };
   }
 
-  /** As viewer, for a form: refused unless its CSRF token matches the session. */
+  /** As viewer, for a form: refused unless its CSRF token (and cookie) belong to the session. */
   async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined) {
     const ctx = await viewer(request, reply);
-    const { session, csrfKey } = cookiesOf(request);
-    if (session === undefined || !csrfValid(csrfKey, session, given)) throw new BadForm();
+    const { session, csrf } = cookiesOf(request);
+    if (session === undefined || !s.csrf.accepts(SITE, session, csrf, given)) throw new BadForm();
     return ctx;
   }
 

@@ -1,10 +1,10 @@
 // GET and POST /oauth/authorize: the page where a signed-in user allows or cancels an app's login
 // (seed-api.md "Authorization login") or payment ("Authorized payment"); decisions.md section 5.
-// CSRF as http/pages/csrf.ts describes, with the key cookie on Path=/oauth.
+// CSRF as http/pages/csrf.ts describes, with its cookie on Path=/oauth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toAppError } from '../../http/errors.js';
 import type { App } from '../../http/types.js';
-import { cookiesOf, csrfKeyCookie, csrfToken, csrfValid, CSRF_FIELD } from '../../http/pages/csrf.js';
+import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
 import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
@@ -13,6 +13,7 @@ import { consentPage, errorPage, openInAppPage, pageHeaders, type Party } from '
 import { SCOPES, type AppRef, type Scope } from './service.js';
 
 export const AUTHORIZE_PATH = '/oauth/authorize';
+const CSRF_PATH = '/oauth';
 
 /** The request's parameters; the form posts back those that were given. */
 const REQUEST_FIELDS = [
@@ -166,8 +167,6 @@ export const pointsText = (cents: number): string =>
 const tags = ['Authorization login', 'Authorized payment'];
 
 export function authorizePageRoutes(app: App, s: Services): void {
-  const secureCookie = s.config.publicUrl.startsWith('https://');
-
   const party = async (userId: string): Promise<Party> => ({
     userId,
     name: (await s.users.record(userId))?.name ?? userId,
@@ -190,7 +189,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
     },
     async (request, reply) => {
       const r = await parseRequest(s, fieldsOf(request.query));
-      const { session, csrfKey } = cookiesOf(request);
+      const { session } = cookiesOf(request);
       const userId = await s.sessions.userOf(session);
       if (userId === undefined || session === undefined) return reply.send(openInAppPage(r.app.name));
 
@@ -205,7 +204,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
           payInfo: r.payment.pay_info,
         };
       }
-      const { key, cookie } = csrfKeyCookie(csrfKey, '/oauth', secureCookie);
+      const { token, cookie } = s.csrf.issue(CSRF_PATH, session);
       return reply
         .headers(pageHeaders(r.redirectUri))
         .header('set-cookie', cookie)
@@ -215,7 +214,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
             user: await party(userId),
             scope: r.scope,
             returnHost: parseUrl(r.redirectUri)?.host ?? r.redirectUri,
-            hidden: { ...r.given, [CSRF_FIELD]: csrfToken(key, session) },
+            hidden: { ...r.given, [CSRF_FIELD]: token },
             ...(payment !== undefined ? { payment } : {}),
           }),
         );
@@ -238,12 +237,12 @@ export function authorizePageRoutes(app: App, s: Services): void {
     },
     async (request, reply) => {
       const f = fieldsOf(request.body);
-      const { session, csrfKey } = cookiesOf(request);
+      const { session, csrf } = cookiesOf(request);
       const userId = await s.sessions.userOf(session);
       if (userId === undefined || session === undefined) {
         throw new PageProblem(403, 'You are not signed in', 'Open this page again from the application to continue.');
       }
-      if (!csrfValid(csrfKey, session, f[CSRF_FIELD])) {
+      if (!s.csrf.accepts(CSRF_PATH, session, csrf, f[CSRF_FIELD])) {
         throw new PageProblem(
           403,
           "This form can't be accepted",
