@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { App } from '../src/http/types.js';
-import { adminHeaders, dropSchema, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders, dropSchema, startTestApp } from './helpers/app.js';
 import { botCall, result, say } from './helpers/delivery.js';
 import { createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
 import { storesUnderTest, type StoreKind } from './helpers/stores.js';
@@ -105,7 +105,7 @@ for (const store of await storesUnderTest()) {
           await pool(SENDS, PARALLEL, async (i) => {
             const bot = bots[i % bots.length] as BotCreds;
             const to = recipients[i % recipients.length] as TestUser;
-            const instance = (i % 2 === 0 ? a : b) as TestApp;
+            const instance = i % 2 === 0 ? a : b;
             const res = await instance.app.inject({
               method: 'POST',
               url: '/openapi/bot/sendMessage',
@@ -142,12 +142,12 @@ for (const store of await storesUnderTest()) {
           const [owner, ...talkers] = (await createUsers(a.app, 9)) as [TestUser, ...TestUser[]];
           const bot = await createBot(a.app, owner.user_id, 'poller');
           const total = 240;
-          let saying = true;
+          const state = { saying: true };
           const ids: number[] = [];
           const polling = (async () => {
             let offset = 1;
             for (;;) {
-              const finished = !saying;
+              const finished = !state.saying;
               const got = result(await botCall(a.app, 'getUpdates', bot.api_key, { offset, limit: 7 })) as {
                 id: number;
               }[];
@@ -162,7 +162,7 @@ for (const store of await storesUnderTest()) {
             const from = talkers[i % talkers.length] as TestUser;
             await say((i % 2 === 0 ? a : b).app, { from: from.user_id, to: bot.bot_user_id, text: `u${i}` });
           });
-          saying = false;
+          state.saying = false;
           await polling;
           assert.deepEqual(
             ids,

@@ -1,7 +1,9 @@
 // Webhook delivery: durable (the queue is the updates table), at-least-once, in Update order per
-// bot, with exponential backoff honouring Retry-After, expiry after 24 hours. Several dispatchers
-// (instances) may run on one store: each head Update is leased by an atomic UPDATE before it is
-// sent, so only one of them sends it.
+// bot, with exponential backoff honouring Retry-After, expiry after the retention (24 hours by
+// default). Several dispatchers (instances) may run on one store: each head Update is leased by an
+// atomic UPDATE before it is sent, so only one of them sends it. A pass only starts deliveries: each
+// bot has at most one in flight and is picked up again as soon as it ends, so a slow or hanging
+// receiver holds its own bot back and nobody else.
 import { sql, type Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
@@ -12,29 +14,45 @@ import type { SecretBox } from '../../lib/crypto.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
 import { expireDeliveries, expireUpdates } from './repo.js';
-import { KEEP_UPDATES_MS } from './service.js';
 import { parseStored, webhookBody } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
 
-const FIRST_BACKOFF_MS = 1_000;
-const MAX_BACKOFF_MS = 10 * 60_000;
 /** Longer than one attempt can take, so a lease outlives its attempt but not a crashed sender. */
 const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
-const BATCH = 64;
+/** Deliveries in flight on one instance, all bots together. */
+const MAX_IN_FLIGHT = 256;
 const IDLE_TICK_MS = 1_000;
 /** The delivery log the developer site shows (and redelivers from) covers a week. */
 export const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;
 
-export const backoffMs = (attempts: number): number => Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** attempts);
+export type DispatcherSettings = Pick<
+  Config,
+  'webhookAllowInsecure' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'updateRetentionS'
+>;
+
+export const backoffMs = (attempts: number, s: Pick<Config, 'webhookRetryBaseMs' | 'webhookRetryMaxMs'>): number =>
+  Math.min(s.webhookRetryMaxMs, s.webhookRetryBaseMs * 2 ** attempts);
 
 export const webhookId = (botUserId: string, updateId: number): string => `upd_${botUserId}_${updateId}`;
 
 type Head = Awaited<ReturnType<typeof dueHeads>>[number];
 
-function dueHeads(tx: Kysely<DB>, now: number) {
+/**
+ * The due head Update of each bot with a webhook. Driven from the bots (a partial index) and each
+ * bot's smallest update_id (the unique index), so its cost follows the bots with a webhook, not
+ * the Updates waiting, however many a polling bot leaves unconsumed.
+ */
+function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
   return tx
-    .selectFrom('updates as u')
-    .innerJoin('bots as b', 'b.bot_user_id', 'u.bot_user_id')
+    .selectFrom('bots as b')
+    .innerJoin('updates as u', (join) =>
+      join.onRef('u.bot_user_id', '=', 'b.bot_user_id').on('u.update_id', '=', (eb) =>
+        eb
+          .selectFrom('updates as h')
+          .select((h) => h.fn.min('h.update_id').as('m'))
+          .whereRef('h.bot_user_id', '=', 'b.bot_user_id'),
+      ),
+    )
     .select([
       'u.seq',
       'u.bot_user_id',
@@ -48,14 +66,8 @@ function dueHeads(tx: Kysely<DB>, now: number) {
     ])
     .where('b.webhook_url', 'is not', null)
     .where('u.next_attempt_at', '<=', now)
-    .where('u.update_id', '=', (eb) =>
-      eb
-        .selectFrom('updates as h')
-        .select((h) => h.fn.min('h.update_id').as('m'))
-        .whereRef('h.bot_user_id', '=', 'u.bot_user_id'),
-    )
     .orderBy('u.next_attempt_at')
-    .limit(BATCH)
+    .limit(limit)
     .execute();
 }
 
@@ -64,13 +76,15 @@ export class WebhookDispatcher {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  /** Deliveries under way on this instance, by bot: at most one per bot keeps its Updates in order. */
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly box: SecretBox,
     private readonly metrics: Metrics,
-    private readonly config: Pick<Config, 'webhookAllowInsecure'>,
+    private readonly config: DispatcherSettings,
     invalidations: Invalidations,
   ) {
     invalidations.listen((key) => {
@@ -83,10 +97,12 @@ export class WebhookDispatcher {
     this.kick();
   }
 
+  /** Stops starting deliveries and waits for those under way (each ends within the webhook timeout). */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.running;
+    await Promise.all(this.inFlight.values());
   }
 
   /** Runs a pass now (or right after the current one). */
@@ -110,8 +126,8 @@ export class WebhookDispatcher {
     do {
       this.again = false;
       try {
-        // A pass that delivered something may have uncovered the next Update of a bot.
-        if ((await this.tick()) > 0) this.again = true;
+        // A full pass may have left due bots behind; an ended delivery kicks a pass by itself.
+        if (await this.pass()) this.again = true;
       } catch {
         // The store was unreachable; the idle timer tries again.
         return;
@@ -119,18 +135,43 @@ export class WebhookDispatcher {
     } while (this.again && !this.stopped);
   }
 
-  /** One pass over the due head Updates; returns how many were attempted. Tests call it directly. */
+  /**
+   * One pass over the due head Updates, waiting for the deliveries it started; returns how many
+   * were attempted. Tests call it directly; the running dispatcher does not wait.
+   */
   async tick(): Promise<number> {
+    const started: Promise<void>[] = [];
+    await this.pass(started);
+    await Promise.all(started);
+    return started.length;
+  }
+
+  /** Starts the due deliveries (adding them to `started`); true when it found as many as it had room for. */
+  private async pass(started: Promise<void>[] = []): Promise<boolean> {
     const now = this.clock.now();
-    const dropped = await expireUpdates(this.db.k, now - KEEP_UPDATES_MS);
+    const dropped = await expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000);
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
     await expireDeliveries(this.db.k, now - KEEP_DELIVERIES_MS);
-    const heads = await dueHeads(this.db.k, now);
-    const mine = (await Promise.all(heads.map(async (h) => ((await this.lease(h, now)) ? h : undefined)))).filter(
-      (h): h is Head => h !== undefined,
-    );
-    await Promise.all(mine.map((h) => this.deliver(h)));
-    return mine.length;
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (room <= 0) return false;
+    const heads = await dueHeads(this.db.k, now, room);
+    for (const h of heads) {
+      if (!this.inFlight.has(h.bot_user_id) && (await this.lease(h, now))) started.push(this.track(h));
+    }
+    return heads.length === room;
+  }
+
+  private track(h: Head): Promise<void> {
+    const delivery = this.deliver(h)
+      // The outcome could not be recorded (store unreachable): the lease runs out and it is tried again.
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight.delete(h.bot_user_id);
+        // The bot's next Update may be due now.
+        if (!this.stopped) this.kick();
+      });
+    this.inFlight.set(h.bot_user_id, delivery);
+    return delivery;
   }
 
   private async lease(h: Head, now: number): Promise<boolean> {
@@ -179,7 +220,7 @@ export class WebhookDispatcher {
   }
 
   private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number): Promise<void> {
-    const delay = Math.max(backoffMs(h.attempts), attempt.retryAfterMs ?? 0);
+    const delay = Math.max(backoffMs(h.attempts, this.config), attempt.retryAfterMs ?? 0);
     await tx
       .updateTable('updates')
       .set({ attempts: sql`attempts + 1`, next_attempt_at: now + delay, last_error: attempt.error })

@@ -17,7 +17,6 @@ import * as repo from './repo.js';
 import { parseStored, type UpdateObject } from './stored.js';
 import { VettedWebhookUrl } from './webhook-http.js';
 
-export const KEEP_UPDATES_MS = 24 * 3600 * 1000;
 const MAX_LIMIT = 100;
 const MAX_TIMEOUT_S = 50;
 const POLLS = 'polls';
@@ -67,7 +66,7 @@ export class DeliveryService {
     private readonly box: SecretBox,
     private readonly bus: Bus,
     private readonly invalidations: Invalidations,
-    private readonly config: Pick<Config, 'webhookAllowInsecure'>,
+    private readonly config: Pick<Config, 'webhookAllowInsecure' | 'updateRetentionS'>,
   ) {
     this.work = new UnitOfWork(db, clock, invalidations);
     invalidations.listen((key) => {
@@ -181,7 +180,12 @@ export class DeliveryService {
   }
 
   private read(botId: string, offset: number, limit: number) {
-    return repo.pendingUpdates(this.db.k, botId, offset, this.clock.now() - KEEP_UPDATES_MS, limit);
+    return repo.pendingUpdates(this.db.k, botId, offset, this.notBefore(), limit);
+  }
+
+  /** Updates older than the retention (24 hours by default) are no longer pending. */
+  private notBefore(): number {
+    return this.clock.now() - this.config.updateRetentionS * 1000;
   }
 
   vet(url: string): Promise<VettedWebhookUrl> {
@@ -232,7 +236,7 @@ export class DeliveryService {
     if (bot === undefined) throw new AppError(Errors.unknownBot);
     return {
       url: bot.webhook_url ?? '',
-      pending_update_count: await repo.pendingCount(this.db.k, botId, this.clock.now() - KEEP_UPDATES_MS),
+      pending_update_count: await repo.pendingCount(this.db.k, botId, this.notBefore()),
       last_error_date: bot.last_error_at === null ? 0 : Math.floor(bot.last_error_at / 1000),
       last_error_message: bot.last_error_message ?? '',
       max_connections: 1,
