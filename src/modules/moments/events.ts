@@ -1,13 +1,14 @@
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
-import { defineEvent } from '../events/define.js';
+import { defineBatchedEvent } from '../events/define.js';
+import { createMomentsTogether, likeTogether } from './batch.js';
 import { bumpUserStats, usersExist } from '../users/repo.js';
 import * as repo from './repo.js';
 
 const LikeRef = Type.Object({ moment_id: Id, user_id: Id }, { additionalProperties: false });
 
 export const momentEvents = [
-  defineEvent(
+  defineBatchedEvent(
     'moment.created',
     Type.Object({ moment_id: Id, author_id: Id }, { additionalProperties: false }),
     async ({ tx, now }, d) => {
@@ -17,22 +18,28 @@ export const momentEvents = [
       else if (existing.author_id !== d.author_id) return 'moment_exists';
       return undefined;
     },
+    createMomentsTogether,
   ),
   ...(['moment.liked', 'moment.unliked'] as const).map((type) =>
-    defineEvent(type, LikeRef, async ({ tx, now }, d) => {
-      const moment = await repo.findMoment(tx, d.moment_id);
-      if (moment === undefined) return 'unknown_moment';
-      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
-      const liked = type === 'moment.liked';
-      const changed = liked
-        ? await repo.addLike(tx, d.moment_id, d.user_id, now)
-        : await repo.removeLike(tx, d.moment_id, d.user_id);
-      if (!changed) return undefined;
-      const delta = liked ? 1 : -1;
-      await repo.bumpMoment(tx, d.moment_id, { like_count: delta });
-      await bumpUserStats(tx, moment.author_id, { likes_received: delta });
-      await bumpUserStats(tx, d.user_id, { likes_given: delta });
-      return undefined;
-    }),
+    defineBatchedEvent(
+      type,
+      LikeRef,
+      async ({ tx, now }, d) => {
+        const moment = await repo.findMoment(tx, d.moment_id);
+        if (moment === undefined) return 'unknown_moment';
+        if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+        const liked = type === 'moment.liked';
+        const changed = liked
+          ? await repo.addLike(tx, d.moment_id, d.user_id, now)
+          : await repo.removeLike(tx, d.moment_id, d.user_id);
+        if (!changed) return undefined;
+        const delta = liked ? 1 : -1;
+        await repo.bumpMoment(tx, d.moment_id, { like_count: delta });
+        await bumpUserStats(tx, moment.author_id, { likes_received: delta });
+        await bumpUserStats(tx, d.user_id, { likes_given: delta });
+        return undefined;
+      },
+      (ctx, events) => likeTogether(ctx, events, type === 'moment.liked'),
+    ),
   ),
 ];

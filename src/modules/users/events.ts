@@ -1,13 +1,15 @@
 import { Type } from 'typebox';
 import { ChainId, Id, OptionalText } from '../../lib/schemas.js';
 import { userKey } from '../../lib/invalidation.js';
-import { defineEvent } from '../events/define.js';
+import { defineBatchedEvent } from '../events/define.js';
+import { upsertedFields, upsertUsersTogether } from './batch.js';
+import { followTogether } from './follows-batch.js';
 import * as repo from './repo.js';
 
 const Wallet = Type.String({ minLength: 1, maxLength: 128 });
 
 export const userEvents = [
-  defineEvent(
+  defineBatchedEvent(
     'user.upserted',
     Type.Object(
       {
@@ -25,27 +27,15 @@ export const userEvents = [
       const chainId = d.chain_id ?? 1;
       const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
       if (owner !== undefined && owner !== d.user_id) return 'wallet_taken';
-      const existing = await repo.findUser(tx, d.user_id);
-      await repo.upsertUser(
-        tx,
-        {
-          user_id: d.user_id,
-          name: d.name,
-          wallet_address: d.wallet_address,
-          avatar: d.avatar ?? existing?.avatar ?? '',
-          level: d.level ?? existing?.level ?? 0,
-          level_icon: d.level_icon ?? existing?.level_icon ?? '',
-          is_bot: existing?.is_bot ?? 0,
-        },
-        now,
-      );
+      await repo.upsertUser(tx, upsertedFields(d, await repo.findUser(tx, d.user_id)), now);
       if (owner === undefined) await repo.setWallet(tx, d.user_id, chainId, d.wallet_address);
       touch(userKey(d.user_id));
       return undefined;
     },
+    upsertUsersTogether,
   ),
   ...(['follow.created', 'follow.deleted'] as const).map((type) =>
-    defineEvent(
+    defineBatchedEvent(
       type,
       Type.Object({ follower_id: Id, followed_id: Id }, { additionalProperties: false }),
       async ({ tx, now }, d) => {
@@ -62,6 +52,7 @@ export const userEvents = [
         }
         return undefined;
       },
+      (ctx, events) => followTogether(ctx, events, type === 'follow.created'),
     ),
   ),
 ];

@@ -1,0 +1,162 @@
+// Set-based SQL for runs of user events (see events/rows.ts): each statement takes all of a run's
+// rows as one JSON parameter.
+import type { BatchContext } from '../events/define.js';
+import { json, run, statement } from '../events/rows.js';
+import type { UserFields } from './repo.js';
+
+const ids = (userIds: Iterable<string>) => json([...userIds].map((id) => [id]));
+
+const existing = statement(
+  (rows) => `SELECT user_id FROM users WHERE user_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+);
+
+/** Which of `userIds` are known users. */
+export async function knownUsers(ctx: BatchContext, userIds: Iterable<string>): Promise<Set<string>> {
+  return new Set((await run<{ user_id: string }>(ctx, existing, [ids(userIds)])).map((r) => r.user_id));
+}
+
+const byId = statement(
+  (rows) => `SELECT user_id, name, wallet_address, avatar, level, level_icon, is_bot FROM users
+    WHERE user_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+);
+
+export const findUsers = async (ctx: BatchContext, userIds: Iterable<string>): Promise<UserFields[]> =>
+  run<UserFields>(ctx, byId, [ids(userIds)]);
+
+const upsert = statement(
+  (
+    rows,
+  ) => `INSERT INTO users (user_id, name, wallet_address, avatar, level, level_icon, is_bot, created_at, updated_at)
+    SELECT r.user_id, r.name, r.wallet_address, r.avatar, r.level, r.level_icon, r.is_bot, ?, ?
+    FROM ${rows({ user_id: 'text', name: 'text', wallet_address: 'text', avatar: 'text', level: 'int', level_icon: 'text', is_bot: 'int' })} AS r
+    WHERE true
+    ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, wallet_address = excluded.wallet_address,
+      avatar = excluded.avatar, level = excluded.level, level_icon = excluded.level_icon, updated_at = excluded.updated_at`,
+);
+const statsRows = statement(
+  (rows) => `INSERT INTO user_stats (user_id) SELECT r.id FROM ${rows({ id: 'text' })} AS r WHERE true
+    ON CONFLICT (user_id) DO NOTHING`,
+);
+
+/** upsertUser (repo.ts) for many users at once, each named once. */
+export async function upsertUsers(ctx: BatchContext, users: readonly UserFields[]): Promise<void> {
+  if (users.length === 0) return;
+  const rows = users.map((u) => [u.user_id, u.name, u.wallet_address, u.avatar, u.level, u.level_icon, u.is_bot]);
+  await run(ctx, upsert, [ctx.now, ctx.now, json(rows)]);
+  await run(ctx, statsRows, [ids(users.map((u) => u.user_id))]);
+}
+
+export interface WalletRow {
+  chain_id: number;
+  address_norm: string;
+  address: string;
+  user_id: string;
+}
+
+const walletsAtOrOf = statement(
+  (rows) => `SELECT w.chain_id, w.address_norm, w.address, w.user_id
+    FROM ${rows({ chain_id: 'int', address_norm: 'text' })} AS r
+    JOIN wallets w ON w.chain_id = r.chain_id AND w.address_norm = r.address_norm
+    UNION
+    SELECT w.chain_id, w.address_norm, w.address, w.user_id
+    FROM ${rows({ id: 'text' })} AS r JOIN wallets w ON w.user_id = r.id`,
+);
+
+/** The wallets at the given (chain, normalized address) keys, and every wallet of `userIds`. */
+export const walletsAtOrOwnedBy = (
+  ctx: BatchContext,
+  keys: readonly (readonly [number, string])[],
+  userIds: Iterable<string>,
+): Promise<WalletRow[]> => run<WalletRow>(ctx, walletsAtOrOf, [json(keys), ids(userIds)]);
+
+const deleteWalletRows = statement(
+  (rows) => `DELETE FROM wallets WHERE (chain_id, address_norm) IN
+    (SELECT r.chain_id, r.address_norm FROM ${rows({ chain_id: 'int', address_norm: 'text' })} AS r)`,
+);
+const insertWalletRows = statement(
+  (rows) => `INSERT INTO wallets (chain_id, address_norm, address, user_id)
+    SELECT r.chain_id, r.address_norm, r.address, r.user_id
+    FROM ${rows({ chain_id: 'int', address_norm: 'text', address: 'text', user_id: 'text' })} AS r`,
+);
+
+/** Removes the wallets at `removed` (keys), then inserts `added`. */
+export async function replaceWallets(
+  ctx: BatchContext,
+  removed: readonly WalletRow[],
+  added: readonly WalletRow[],
+): Promise<void> {
+  if (removed.length > 0) {
+    await run(ctx, deleteWalletRows, [json(removed.map((w) => [w.chain_id, w.address_norm]))]);
+  }
+  if (added.length > 0) {
+    await run(ctx, insertWalletRows, [json(added.map((w) => [w.chain_id, w.address_norm, w.address, w.user_id]))]);
+  }
+}
+
+/** The user_stats counters that runs of follow and like events move. */
+export interface SocialDeltas {
+  followers: number;
+  following: number;
+  likes_received: number;
+  likes_given: number;
+}
+
+const SOCIAL = ['followers', 'following', 'likes_received', 'likes_given'] as const;
+
+/** Per user, the deltas of each counter given (summed per user already); the others 0. */
+export function socialDeltas(
+  columns: Partial<Record<keyof SocialDeltas, ReadonlyMap<string, number>>>,
+): Map<string, SocialDeltas> {
+  const users = new Set(Object.values(columns).flatMap((m) => [...m.keys()]));
+  return new Map(
+    [...users].map((id) => {
+      const d = { followers: 0, following: 0, likes_received: 0, likes_given: 0 };
+      for (const c of SOCIAL) d[c] = columns[c]?.get(id) ?? 0;
+      return [id, d];
+    }),
+  );
+}
+
+const bumpStats = statement(
+  (rows) => `UPDATE user_stats SET followers = user_stats.followers + r.followers,
+      following = user_stats.following + r.following,
+      likes_received = user_stats.likes_received + r.likes_received,
+      likes_given = user_stats.likes_given + r.likes_given
+    FROM ${rows({ id: 'text', followers: 'int', following: 'int', likes_received: 'int', likes_given: 'int' })} AS r
+    WHERE user_stats.user_id = r.id`,
+);
+
+/** Adds each user's summed deltas in one statement (one row per user). */
+export async function bumpUsersStats(ctx: BatchContext, sums: ReadonlyMap<string, SocialDeltas>): Promise<void> {
+  if (sums.size === 0) return;
+  const rows = [...sums].map(([id, d]) => [id, d.followers, d.following, d.likes_received, d.likes_given]);
+  await run(ctx, bumpStats, [json(rows)]);
+}
+
+const edgesAmong = statement(
+  (rows) => `SELECT follower_id, followed_id FROM follows WHERE (follower_id, followed_id) IN
+    (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
+);
+
+export type Edge = readonly [follower: string, followed: string];
+
+/** Which of `edges` exist, as `follower\0followed`. */
+export async function existingFollows(ctx: BatchContext, edges: readonly Edge[]): Promise<Set<string>> {
+  const rows = await run<{ follower_id: string; followed_id: string }>(ctx, edgesAmong, [json(edges)]);
+  return new Set(rows.map((r) => `${r.follower_id}\u0000${r.followed_id}`));
+}
+
+const insertEdges = statement(
+  (rows) => `INSERT INTO follows (follower_id, followed_id, created_at)
+    SELECT r.a, r.b, ? FROM ${rows({ a: 'text', b: 'text' })} AS r ORDER BY r.ord`,
+);
+const deleteEdges = statement(
+  (rows) => `DELETE FROM follows WHERE (follower_id, followed_id) IN
+    (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
+);
+
+/** Inserts the new edges in order (their seq follows it), then removes the others. */
+export async function writeFollows(ctx: BatchContext, added: readonly Edge[], removed: readonly Edge[]): Promise<void> {
+  if (added.length > 0) await run(ctx, insertEdges, [ctx.now, json(added)]);
+  if (removed.length > 0) await run(ctx, deleteEdges, [json(removed)]);
+}
