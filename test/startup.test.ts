@@ -117,7 +117,8 @@ describe('Redis lost while running', { skip: !hasRedisServer && 'redis-server no
     };
     const readyz = async () => {
       const res = await fetch(`${url}/readyz`);
-      return { status: res.status, body: await res.json<unknown>() };
+      const body: unknown = await res.json();
+      return { status: res.status, body };
     };
     const redisUp = async () => /^redis_up (\d)$/m.exec(await (await fetch(`${url}/metrics`)).text())?.[1];
 
