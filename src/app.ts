@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
 import { AppError, Errors } from './errors.js';
 import { decodesCleanly, registerBodyParsers } from './http/body.js';
+import { clientErrorHandler } from './http/client-errors.js';
 import { registerDocs } from './http/docs.js';
 import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
 import { MAX_DEPTH, hasNul, tooDeep } from './lib/nul.js';
@@ -66,6 +67,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
       ['info', 'debug', 'trace'].includes(logger.level) ? logger.child(bindings) : logger,
     ajv: { customOptions: { removeAdditional: false } },
     // Malformed percent-escapes in the path and the like: the surface's envelope, not Fastify's body.
+    clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
       void errorHandler(error, request, reply);
     },

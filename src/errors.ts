@@ -61,6 +61,8 @@ export const Errors = {
     'Bad Request: query is too old or query ID is invalid',
   ),
   payloadTooLarge: def('payload_too_large', 413, 'Payload Too Large', 'request body too large'),
+  headersTooLarge: def('headers_too_large', 431, 'Request Header Fields Too Large', 'request headers too large'),
+  requestTimeout: def('request_timeout', 408, 'Request Timeout', 'the request did not arrive in time'),
   rateLimited: def('rate_limited', 429, 'Too Many Requests', 'rate limit exceeded'),
 
   // Operator surface (operator-api.md)

@@ -124,6 +124,30 @@ await describeStores('hostile input', (t) => {
     });
   });
 
+  it('headers beyond what Node parses get the envelope of the path, not the default body', async () => {
+    const port = await listeningPort(t().app);
+    const big = `X-Big: ${'a'.repeat(20_000)}`;
+    const botMethod = await rawRequest(port, `POST /openapi/bot/getMe HTTP/1.1\r\nHost: x\r\n${big}`);
+    assert.equal(botMethod.status, 200);
+    assert.deepEqual(JSON.parse(botMethod.body), {
+      ok: false,
+      result: null,
+      error_code: 431,
+      message: 'request headers too large',
+      success: false,
+    });
+    const openapi = await rawRequest(port, `GET /openapi/user/info HTTP/1.1\r\nHost: x\r\n${big}`);
+    assert.equal(openapi.status, 431);
+    assert.deepEqual(JSON.parse(openapi.body), {
+      error: 'Request Header Fields Too Large',
+      code: 431,
+      message: 'request headers too large',
+    });
+    const garbage = await rawRequest(port, `GET /internal/v1/messages HTTP/1.1\r\nHost: x\r\nBad Header: x`);
+    assert.equal(garbage.status, 400);
+    assert.deepEqual(JSON.parse(garbage.body), { error: 'invalid_request', message: 'malformed HTTP request' });
+  });
+
   it('malformed percent-escapes in the path answer in the envelope of their surface', async () => {
     const detail = 'url: malformed percent-escape or invalid UTF-8';
     const openapi = await t().app.inject({ method: 'GET', url: '/openapi/user/%ZZ' });
