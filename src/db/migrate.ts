@@ -4,6 +4,7 @@ import { initialMigration } from './migrations/0001_initial.js';
 import { callbackQueriesMigration } from './migrations/0002_callback_queries.js';
 import { developersMigration } from './migrations/0003_developers.js';
 import { deliveryOrderMigration } from './migrations/0004_delivery_order.js';
+import { telegramIdsMigration } from './migrations/0005_telegram_ids.js';
 
 /** Brings the schema up to date; safe to call on every start. */
 export async function migrate(db: Db): Promise<string[]> {
@@ -12,6 +13,7 @@ export async function migrate(db: Db): Promise<string[]> {
     '0002_callback_queries': callbackQueriesMigration(db.dialect),
     '0003_developers': developersMigration(),
     '0004_delivery_order': deliveryOrderMigration(db.dialect),
+    '0005_telegram_ids': telegramIdsMigration(db.dialect),
   };
   const migrator = new Migrator({
     db: db.k,

@@ -200,6 +200,8 @@ export interface BotsTable {
   last_error_at: number | null;
   last_error_message: string | null;
   created_at: number;
+  /** The Telegram surface's allowed_updates (JSON array), kept until changed; null: every kind. */
+  allowed_updates: string | null;
 }
 
 export type Permission = 'listen_group_messages' | 'subscription_account' | 'publish_bot';
@@ -248,6 +250,8 @@ export interface OutboxMessagesTable {
   reply_markup: string | null;
   created_at: number;
   edited_at: number | null;
+  /** Telegram-compatible message id, unique within the chat (shared with chat_messages). */
+  telegram_message_id: Generated<number>;
 }
 
 export interface UpdatesTable {
@@ -379,6 +383,15 @@ export interface CallbackQueriesTable {
   show_alert: Generated<Flag>;
 }
 
+/** Telegram setMyCommands: a bot's commands per scope (canonical JSON) and language ('' = any). */
+export interface BotCommandsTable {
+  bot_user_id: string;
+  scope: string;
+  language_code: string;
+  commands: string;
+  updated_at: number;
+}
+
 export interface AssistantConversationsTable {
   user_id: string;
   state: string;
@@ -387,11 +400,13 @@ export interface AssistantConversationsTable {
 
 export interface DB {
   meta: MetaTable;
-  users: UsersTable;
+  /** Plus the Telegram-compatible id (positive), assigned by the store on insert (migration 0005). */
+  users: UsersTable & { telegram_id: Generated<number> };
   wallets: WalletsTable;
   user_stats: UserStatsTable;
   follows: FollowsTable;
-  groups: GroupsTable;
+  /** Plus the Telegram-compatible id (negative), assigned by the store on insert (migration 0005). */
+  groups: GroupsTable & { telegram_id: Generated<number> };
   group_members: GroupMembersTable;
   user_group_stats: UserGroupStatsTable;
   moments: MomentsTable;
@@ -402,7 +417,8 @@ export interface DB {
   lucky_draw_entries: LuckyDrawEntriesTable;
   lucky_boxes: LuckyBoxesTable;
   lucky_box_claims: LuckyBoxClaimsTable;
-  chat_messages: ChatMessagesTable;
+  /** The Telegram message id is the store's (migration 0005); events insert rows without it. */
+  chat_messages: ChatMessagesTable & { telegram_message_id: Generated<number> };
   apps: AppsTable;
   app_redirect_uris: AppRedirectUrisTable;
   bots: BotsTable;
@@ -423,6 +439,7 @@ export interface DB {
   ledger_entries: LedgerEntriesTable;
   assistant_conversations: AssistantConversationsTable;
   callback_queries: CallbackQueriesTable;
+  bot_commands: BotCommandsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

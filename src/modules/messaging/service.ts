@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.js';
 import { retryOnConflict } from '../../db/retry.js';
 import type { DB, GroupRole } from '../../db/types.js';
 import { MEMBER_KEY_PREFIX, memberKey, USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
-import { TtlCache } from '../../lib/ttl-cache.js';
+import { TtlCache } from '../../lib/ttl-lru.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
@@ -19,6 +19,7 @@ import { findUser, usersExist } from '../users/repo.js';
 import type { UserReads } from '../users/reads.js';
 import type { InlineKeyboard } from './keyboard.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
+import { nextMessageNumbers } from './numbers.js';
 import { messagingStatements, type MessagingStatements } from './reads.js';
 import { OutboxWriter } from './outbox-writer.js';
 import * as repo from './repo.js';
@@ -173,9 +174,11 @@ export class MessagingService {
     markup: Markup | null,
     mentions: readonly string[],
     now: number,
+    telegramMessageId: number,
   ): OutboxInsert {
     return {
       message_id: newId('msg'),
+      telegram_message_id: telegramMessageId,
       chat_type: chat.type,
       group_id: chat.type === 'group' ? chat.id : null,
       to_user_id: chat.type === 'private' ? chat.id : null,
@@ -209,7 +212,8 @@ export class MessagingService {
     await this.rateLimit(from, input.chat);
     await this.admit(from, input.chat, showsImage(input, markup));
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
-    const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
+    const [number = 0] = await nextMessageNumbers(this.db.k, this.db.dialect, 1);
+    const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now(), number);
     if (key === undefined) {
       await this.writer.write(row);
       return { row, replayed: false };
@@ -253,9 +257,10 @@ export class MessagingService {
       if (showsImage(c, markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL) throw new AppError(Errors.imageLevel);
       const now = this.clock.now();
       const fans = await repo.followerIds(tx, botId);
+      const numbers = await nextMessageNumbers(tx, this.db.dialect, fans.length);
       await repo.insertOutbox(
         tx,
-        fans.map((fan) => this.row(sender, { type: 'private', id: fan }, c, markup, [], now)),
+        fans.map((fan, i) => this.row(sender, { type: 'private', id: fan }, c, markup, [], now, numbers[i] ?? 0)),
       );
       return { sent: fans.length };
     });
@@ -273,7 +278,7 @@ export class MessagingService {
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
       await this.admit(from, chat, showsImage(c, markup));
       const now = this.clock.now();
-      const next = this.row(sender, chat, c, markup, [], now);
+      const next = this.row(sender, chat, c, markup, [], now, row.telegram_message_id);
       await repo.editOutbox(tx, messageId, {
         content: next.content,
         normalized: next.normalized,

@@ -1,0 +1,21 @@
+// Telegram-compatible message ids for the bot's own messages (telegram-api.md "Numeric ids"),
+// drawn from the counter that also numbers users' messages (migration 0005), so that a number is
+// unique within every chat. Drawn before the insert: the send answers with the number it wrote.
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/connect.js';
+import type { DB } from '../../db/types.js';
+
+/** `count` fresh message numbers, ascending. */
+export async function nextMessageNumbers(tx: Kysely<DB>, dialect: Dialect, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  if (dialect === 'postgres') {
+    const r = await sql<{ id: number }>`select nextval('telegram_message_ids') as id
+      from generate_series(1, ${count}) order by 1`.execute(tx);
+    return r.rows.map((row) => row.id);
+  }
+  const r = await sql<{ last: number }>`update telegram_counters set last = last + ${count}
+    where name = 'message' returning last`.execute(tx);
+  const last = r.rows[0]?.last;
+  if (last === undefined) throw new Error('telegram_counters has no message counter');
+  return Array.from({ length: count }, (_, i) => last - count + 1 + i);
+}
