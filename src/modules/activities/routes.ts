@@ -2,6 +2,7 @@ import { ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth } from '../auth/hook.js';
+import { groupAddress } from '../groups/address.js';
 import {
   GroupQuery,
   LuckyBoxInGroup,
@@ -14,6 +15,8 @@ import {
 } from './schema.js';
 
 const tags = ['Votes, lucky draws, lucky box'];
+const group = (q: { group_invite_url?: string; gid?: string }) =>
+  groupAddress('group_invite_url', q.group_invite_url, q.gid);
 
 export function activityRoutes(app: App, s: Services): void {
   const auth = apiKeyAuth(s.auth, { signed: true, read: true });
@@ -26,7 +29,7 @@ export function activityRoutes(app: App, s: Services): void {
   });
   for (const path of ['/openapi/vote/info', '/openapi/behavior/vote']) {
     app.get(path, votes, async ({ query: q }) =>
-      ok(200, await s.activities.votes(q.chain_id, q.wallet_address, q.group_invite_url)),
+      ok(200, await s.activities.votes(q.chain_id, q.wallet_address, group(q))),
     );
   }
 
@@ -38,7 +41,7 @@ export function activityRoutes(app: App, s: Services): void {
   });
   for (const path of ['/openapi/lucky_draw/info', '/openapi/behavior/lucky_draw']) {
     app.get(path, draws, async ({ query: q }) =>
-      ok(1, await s.activities.luckyDraws(q.chain_id, q.wallet_address, q.group_invite_url)),
+      ok(1, await s.activities.luckyDraws(q.chain_id, q.wallet_address, group(q))),
     );
   }
 
@@ -62,13 +65,12 @@ export function activityRoutes(app: App, s: Services): void {
       querystring: WalletInGroupQuery,
       data: LuckyBoxInGroup,
     }),
-    async ({ query: q }) =>
-      ok(1, await s.activities.luckyBoxesInGroup(q.chain_id, q.wallet_address, q.group_invite_url)),
+    async ({ query: q }) => ok(1, await s.activities.luckyBoxesInGroup(q.chain_id, q.wallet_address, group(q))),
   );
 
   app.get(
     '/openapi/lucky_box/group',
     readRoute(auth, { tags, summary: 'Lucky boxes sent in a group', querystring: GroupQuery, data: LuckyBoxOfGroup }),
-    async ({ query: q }) => ok(200, await s.activities.luckyBoxesOfGroup(q.group_invite_url)),
+    async ({ query: q }) => ok(200, await s.activities.luckyBoxesOfGroup(group(q))),
   );
 }

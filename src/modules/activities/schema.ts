@@ -1,13 +1,15 @@
 import { Type } from 'typebox';
-import { ChainParam, InviteUrlParam, WalletParam } from '../../lib/schemas.js';
+import { ChainParam, WalletParam } from '../../lib/schemas.js';
+import { GidParam, ShareUrlParam } from '../groups/address.js';
 
 export const WalletQuery = Type.Object({ wallet_address: WalletParam, chain_id: ChainParam });
 export const WalletInGroupQuery = Type.Object({
   wallet_address: WalletParam,
   chain_id: ChainParam,
-  group_invite_url: InviteUrlParam,
+  group_invite_url: ShareUrlParam,
+  gid: GidParam,
 });
-export const GroupQuery = Type.Object({ group_invite_url: InviteUrlParam });
+export const GroupQuery = Type.Object({ group_invite_url: ShareUrlParam, gid: GidParam });
 
 export const VoteInfo = Type.Object({ vote_number: Type.Integer() });
 export const LuckyDrawInfo = Type.Object({

@@ -1,5 +1,6 @@
 // Votes, lucky draws and lucky boxes as the read endpoints present them, all from counters.
 import { centsToNumber } from '../../lib/money.js';
+import type { GroupAddress } from '../groups/address.js';
 import type { GroupsService } from '../groups/service.js';
 import type { UsersService } from '../users/service.js';
 
@@ -9,12 +10,12 @@ export class ActivitiesService {
     private readonly groups: GroupsService,
   ) {}
 
-  async votes(chainId: number, wallet: string, url: string) {
-    return { vote_number: (await this.groups.activity(chainId, wallet, url)).votes };
+  async votes(chainId: number, wallet: string, group: GroupAddress) {
+    return { vote_number: (await this.groups.activity(chainId, wallet, group)).votes };
   }
 
-  async luckyDraws(chainId: number, wallet: string, url: string) {
-    const a = await this.groups.activity(chainId, wallet, url);
+  async luckyDraws(chainId: number, wallet: string, group: GroupAddress) {
+    const a = await this.groups.activity(chainId, wallet, group);
     return {
       initiate_luckDraw_total: a.draws_initiated,
       luckDraw_total: a.draws_entered,
@@ -32,12 +33,12 @@ export class ActivitiesService {
     };
   }
 
-  async luckyBoxesInGroup(chainId: number, wallet: string, url: string) {
-    return { receive_luckyBox_number: (await this.groups.activity(chainId, wallet, url)).boxes_received };
+  async luckyBoxesInGroup(chainId: number, wallet: string, group: GroupAddress) {
+    return { receive_luckyBox_number: (await this.groups.activity(chainId, wallet, group)).boxes_received };
   }
 
-  async luckyBoxesOfGroup(url: string) {
-    const g = await this.groups.byUrl(url);
+  async luckyBoxesOfGroup(group: GroupAddress) {
+    const g = await this.groups.find(group);
     return { sum_amount: centsToNumber(g.boxes_sent_cents), total_num: g.boxes_sent };
   }
 }

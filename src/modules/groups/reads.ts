@@ -4,25 +4,23 @@ import { arg, prepare } from '../../db/prepared.js';
 
 export function groupReads(db: Db) {
   const k = db.k;
+  const groups = k
+    .selectFrom('groups')
+    .select([
+      'group_id',
+      'name',
+      'pic',
+      'is_charge',
+      'subchannel_number',
+      'maximum',
+      'created_at',
+      'member_count',
+      'boxes_sent',
+      'boxes_sent_cents',
+    ]);
   return {
-    byInviteUrl: prepare(
-      db,
-      k
-        .selectFrom('groups')
-        .select([
-          'group_id',
-          'name',
-          'pic',
-          'is_charge',
-          'subchannel_number',
-          'maximum',
-          'created_at',
-          'member_count',
-          'boxes_sent',
-          'boxes_sent_cents',
-        ])
-        .where('invite_url_norm', '=', arg(0)),
-    ),
+    byInviteUrl: prepare(db, groups.where('invite_url_norm', '=', arg(0))),
+    byId: prepare(db, groups.where('group_id', '=', arg(0))),
     moderatorNames: prepare(
       db,
       k

@@ -2,6 +2,7 @@ import { ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth } from '../auth/hook.js';
+import { groupAddress } from './address.js';
 import { GroupInfo, GroupInfoQuery, IsJoinQuery, MembershipCheck } from './schema.js';
 
 const tags = ['Group'];
@@ -12,20 +13,23 @@ export function groupRoutes(app: App, s: Services): void {
     '/openapi/group/info',
     readRoute(auth, {
       tags,
-      summary: 'Information of the group behind a share URL',
+      summary: 'Information of a group, by share URL or id',
       querystring: GroupInfoQuery,
       data: GroupInfo,
     }),
-    async ({ query: q }) => ok(200, await s.groups.info(q.group_invite_url)),
+    async ({ query: q }) => ok(200, await s.groups.info(groupAddress('group_invite_url', q.group_invite_url, q.gid))),
   );
   app.get(
     '/openapi/group/is_join',
     readRoute(auth, {
       tags,
-      summary: 'Whether a wallet is a member of the group behind a share URL',
+      summary: 'Whether a wallet is a member of a group (by share URL or id)',
       querystring: IsJoinQuery,
       data: MembershipCheck,
     }),
-    async ({ query: q }) => ok(200, { case3701: await s.groups.isMember(q.chain_id, q.walletAddress, q.url) }),
+    async ({ query: q }) =>
+      ok(200, {
+        case3701: await s.groups.isMember(q.chain_id, q.walletAddress, groupAddress('url', q.url, q.gid)),
+      }),
   );
 }

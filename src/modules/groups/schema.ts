@@ -1,8 +1,14 @@
 import { Type } from 'typebox';
-import { ChainParam, InviteUrlParam, WalletParam } from '../../lib/schemas.js';
+import { ChainParam, WalletParam } from '../../lib/schemas.js';
+import { GidParam, ShareUrlParam } from './address.js';
 
-export const GroupInfoQuery = Type.Object({ group_invite_url: InviteUrlParam });
-export const IsJoinQuery = Type.Object({ walletAddress: WalletParam, url: InviteUrlParam, chain_id: ChainParam });
+export const GroupInfoQuery = Type.Object({ group_invite_url: ShareUrlParam, gid: GidParam });
+export const IsJoinQuery = Type.Object({
+  walletAddress: WalletParam,
+  url: ShareUrlParam,
+  gid: GidParam,
+  chain_id: ChainParam,
+});
 
 export const GroupInfo = Type.Object({
   is_charge: Type.Boolean(),

@@ -4,7 +4,7 @@ import { apiErrors } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/hook.js';
-import { contentOf } from './content.js';
+import { contentOf, type Accepted } from './content.js';
 import { GroupSendBody, IdempotencyHeaders, PrivateSendBody, SendAccepted } from './schema.js';
 import type { SendInput } from './service.js';
 
@@ -12,8 +12,15 @@ const tags = ['Messaging'];
 const accepted = { code: 200 as const, data: null, message: 'success' as const, success: false as const };
 
 // The signed paths take both generations' message types; the older paths only the key-only ones.
-const GROUP_TYPES = { signed: ['text', 'richtext', 'RC:TxtMsg', 'RCD:Graphic'], keyOnly: ['RC:TxtMsg', 'RCD:Graphic'] };
-const PRIVATE_TYPES = { signed: ['text', 'richtext', 'RCD:Command'], keyOnly: ['RCD:Command'] };
+const GROUP_TYPES: Record<'signed' | 'keyOnly', Accepted> = {
+  signed: { named: ['text', 'richtext', 'RC:TxtMsg', 'RCD:Graphic'] },
+  keyOnly: { named: ['RC:TxtMsg', 'RCD:Graphic'] },
+};
+// Echo bots answer a user privately with RCD:Graphic too (decisions.md section 7).
+const PRIVATE_TYPES: Record<'signed' | 'keyOnly', Accepted> = {
+  signed: { named: ['text', 'richtext', 'RCD:Command'], alsoAccepted: ['RCD:Graphic'] },
+  keyOnly: { named: ['RCD:Command'], alsoAccepted: ['RCD:Graphic'] },
+};
 
 export function messagingRoutes(app: App, s: Services): void {
   const options = <B extends TSchema>(signed: boolean, summary: string, body: B) => ({
@@ -44,7 +51,7 @@ export function messagingRoutes(app: App, s: Services): void {
     app.post(path, options(signed, 'Send a message to a group', GroupSendBody), async (request, reply) => {
       const b = request.body;
       return send(request, reply, {
-        ...contentOf(b, allowed, b.object_name === 'richtext'),
+        ...contentOf(b, allowed, 'group'),
         chat: { type: 'group', id: b.group_id },
         mentionUserIds: b.to_user_id === undefined ? [] : [b.to_user_id],
       });
@@ -59,7 +66,7 @@ export function messagingRoutes(app: App, s: Services): void {
     app.post(path, options(signed, 'Send a message to one user', PrivateSendBody), async (request, reply) => {
       const b = request.body;
       return send(request, reply, {
-        ...contentOf(b, allowed),
+        ...contentOf(b, allowed, 'private'),
         chat: { type: 'private', id: b.to_user_id },
         mentionUserIds: [],
       });

@@ -1,11 +1,19 @@
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { keyOnlySecurity, ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/hook.js';
-import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserIdQuery } from './schema.js';
+import { exactlyOne } from './alternative.js';
+import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserInfoQuery } from './schema.js';
+import type { UserRef } from './service.js';
 
 const tags = ['User information'];
+
+/** Who GET user/info asks about: `user_id`, or a wallet `address` on `chain_id` (decisions.md section 7). */
+function userRef(q: Static<typeof UserInfoQuery>): UserRef {
+  const given = exactlyOne(['user_id', q.user_id], ['address', q.address]);
+  return given.field === 'user_id' ? { userId: given.value } : { chainId: q.chain_id, address: given.value };
+}
 
 export function userRoutes(app: App, s: Services): void {
   const signedAuth = apiKeyAuth(s.auth, { signed: true, read: true });
@@ -16,11 +24,11 @@ export function userRoutes(app: App, s: Services): void {
       tags,
       summary: 'Basic information of a user (signed or key-only; deprecated: use POST with a token)',
       deprecated: true,
-      querystring: UserIdQuery,
+      querystring: UserInfoQuery,
       data: PublicUser,
     }),
     async (request, reply) => {
-      const user = await s.users.publicInfo(request.query.user_id);
+      const user = await s.users.publicInfo(userRef(request.query));
       void reply.header('deprecation', 'true').header('link', successor);
       return ok(1, user);
     },
@@ -32,10 +40,10 @@ export function userRoutes(app: App, s: Services): void {
       tags,
       summary: 'Basic information of a user (older key-only path)',
       security: keyOnlySecurity,
-      querystring: UserIdQuery,
+      querystring: UserInfoQuery,
       data: PublicUser,
     }),
-    async ({ query: q }) => ok(1, await s.users.publicInfo(q.user_id)),
+    async ({ query: q }) => ok(1, await s.users.publicInfo(userRef(q))),
   );
 
   app.get(

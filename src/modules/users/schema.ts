@@ -8,7 +8,25 @@ export const PublicUser = Type.Object({
   uid: Type.String(),
 });
 
-export const UserIdQuery = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 128 }) });
+/** A user by id, or (decisions.md section 7) by wallet address on a chain. */
+export const UserInfoQuery = Type.Object({
+  user_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 128, description: 'the user id; required unless address is given' }),
+  ),
+  address: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description: "the user's wallet (EVM) address, compared case-insensitively, in place of user_id",
+    }),
+  ),
+  chain_id: Type.Integer({
+    minimum: 1,
+    maximum: 2_147_483_647,
+    default: 1,
+    description: 'the chain of address (default 1)',
+  }),
+});
 export const FollowersQuery = Type.Object(Paging);
 export const IsFollowQuery = Type.Object({
   walletAddress: WalletParam,

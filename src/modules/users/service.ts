@@ -17,6 +17,8 @@ export const publicView = (u: { user_id: string; name: string; wallet_address: s
   uid: u.user_id,
 });
 
+export type UserRef = { userId: string } | { chainId: number; address: string };
+
 type UserRecord = NonNullable<Awaited<ReturnType<UserReads['publicUser']['first']>>>;
 
 const CACHE_TTL_MS = 10_000;
@@ -45,8 +47,10 @@ export class UsersService {
     return row;
   }
 
-  async publicInfo(userId: string): Promise<PublicUserView> {
-    const u = await this.record(userId);
+  /** A user by id or (decisions.md section 7) by wallet; an unknown wallet is an unknown user. */
+  async publicInfo(user: UserRef): Promise<PublicUserView> {
+    const userId = 'userId' in user ? user.userId : await this.userIdByWallet(user.chainId, user.address);
+    const u = userId === undefined ? undefined : await this.record(userId);
     if (u === undefined) throw new AppError(Errors.unknownUser);
     return publicView(u);
   }
