@@ -104,9 +104,9 @@ function client(t: () => TestApp) {
       const l = await checkLedger(t().services.db.k);
       assert.deepEqual(
         {
-          sumOfBalancesCents: l.sumOfBalancesCents,
-          creditedCents: l.creditedCents,
-          userBalancesCents: l.userBalancesCents,
+          sumOfBalancesCents: Number(l.sumOfBalancesCents),
+          creditedCents: Number(l.creditedCents),
+          userBalancesCents: Number(l.userBalancesCents),
           negativeUserAccounts: l.negativeUserAccounts,
           entriesMatchBalances: l.entriesMatchBalances,
           unbalancedTransactions: l.unbalancedTransactions,

@@ -12,13 +12,17 @@ export function toCents(value: string | number): number | undefined {
   return whole * 100 + Number(frac);
 }
 
-/** 1234 -> "12.34", 1200 -> "12", 1250 -> "12.5": the shortest exact decimal text. */
-export function formatCents(cents: number): string {
-  const sign = cents < 0 ? '-' : '';
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100);
-  const frac = abs % 100;
-  if (frac === 0) return `${sign}${whole}`;
+/**
+ * 1234 -> "12.34", 1200 -> "12", 1250 -> "12.5": the shortest exact decimal text. Balances and
+ * sums come as bigint (they may pass 2^53 hundredths, where a number would lose a cent).
+ */
+export function formatCents(cents: number | bigint): string {
+  const value = BigInt(cents);
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  const whole = abs / 100n;
+  const frac = abs % 100n;
+  if (frac === 0n) return `${sign}${whole}`;
   return `${sign}${whole}.${String(frac).padStart(2, '0').replace(/0$/, '')}`;
 }
 

@@ -1,6 +1,6 @@
 // A double-entry ledger in integer hundredths. Every transaction's entries sum to zero; the
 // issuance account is the only one allowed below zero (it is where credited points come from).
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB, LedgerTransactionsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
 
@@ -34,16 +34,19 @@ export async function post(tx: Kysely<DB>, p: Posting, now: number): Promise<boo
   // the issuance account (which may go negative) and the destination need creating.
   if (p.from.userId === null) await ensureAccount(tx, p.from.account, null, now);
   await ensureAccount(tx, p.to.account, p.to.userId, now);
+  // Bound as bigint: better-sqlite3 binds a number as a double, which turns the arithmetic on a
+  // balance past 2^53 hundredths into floating point and loses a cent.
+  const cents = BigInt(p.cents);
   const debit = await tx
     .updateTable('ledger_accounts')
-    .set({ balance_cents: sql`balance_cents - ${p.cents}`, updated_at: now })
+    .set({ balance_cents: sql`balance_cents - ${cents}`, updated_at: now })
     .where('account_id', '=', p.from.account)
-    .where((eb) => eb.or([eb('kind', '=', 'issuance'), eb('balance_cents', '>=', p.cents)]))
+    .where(sql<boolean>`(kind = 'issuance' or balance_cents >= ${cents})`)
     .executeTakeFirst();
   if (Number(debit.numUpdatedRows) === 0) return false;
   await tx
     .updateTable('ledger_accounts')
-    .set({ balance_cents: sql`balance_cents + ${p.cents}`, updated_at: now })
+    .set({ balance_cents: sql`balance_cents + ${cents}`, updated_at: now })
     .where('account_id', '=', p.to.account)
     .execute();
   const txnId = newId('txn');
@@ -61,20 +64,24 @@ export async function post(tx: Kysely<DB>, p: Posting, now: number): Promise<boo
   return true;
 }
 
-export const balanceOf = async (tx: Kysely<DB>, userId: string): Promise<number> =>
-  (
-    await tx
-      .selectFrom('ledger_accounts')
-      .select('balance_cents')
-      .where('account_id', '=', userAccount(userId))
-      .executeTakeFirst()
-  )?.balance_cents ?? 0;
+/** An int64 column or sum as exact decimal text on both stores (the drivers would give a number). */
+const exact = (expression: RawBuilder<unknown>) => sql<string>`cast(${expression} as text)`;
 
+export const balanceOf = async (tx: Kysely<DB>, userId: string): Promise<bigint> => {
+  const row = await tx
+    .selectFrom('ledger_accounts')
+    .select(exact(sql`balance_cents`).as('balance'))
+    .where('account_id', '=', userAccount(userId))
+    .executeTakeFirst();
+  return BigInt(row?.balance ?? 0);
+};
+
+/** Sums are bigint: they may pass 2^53 hundredths. */
 export interface LedgerCheck {
   accounts: number;
-  sumOfBalancesCents: number;
-  creditedCents: number;
-  userBalancesCents: number;
+  sumOfBalancesCents: bigint;
+  creditedCents: bigint;
+  userBalancesCents: bigint;
   negativeUserAccounts: number;
   entriesMatchBalances: boolean;
   unbalancedTransactions: number;
@@ -84,15 +91,12 @@ export interface LedgerCheck {
 export async function checkLedger(tx: Kysely<DB>): Promise<LedgerCheck> {
   const totals = await tx
     .selectFrom('ledger_accounts')
-    .select((eb) => [
-      eb.fn.countAll<number>().as('accounts'),
-      eb.fn.coalesce(eb.fn.sum<number>('balance_cents'), sql<number>`0`).as('sum'),
-    ])
+    .select((eb) => [eb.fn.countAll<number>().as('accounts'), exact(sql`coalesce(sum(balance_cents), 0)`).as('sum')])
     .executeTakeFirstOrThrow();
   const users = await tx
     .selectFrom('ledger_accounts')
     .select((eb) => [
-      eb.fn.coalesce(eb.fn.sum<number>('balance_cents'), sql<number>`0`).as('sum'),
+      exact(sql`coalesce(sum(balance_cents), 0)`).as('sum'),
       eb.fn
         .coalesce(eb.fn.sum<number>(sql`case when balance_cents < 0 then 1 else 0 end`), sql<number>`0`)
         .as('negative'),
@@ -102,7 +106,7 @@ export async function checkLedger(tx: Kysely<DB>): Promise<LedgerCheck> {
   const credited = await tx
     .selectFrom('ledger_entries')
     .innerJoin('ledger_transactions', 'ledger_transactions.txn_id', 'ledger_entries.txn_id')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('amount_cents'), sql<number>`0`).as('sum'))
+    .select(exact(sql`coalesce(sum(amount_cents), 0)`).as('sum'))
     .where('ledger_transactions.kind', '=', 'credit')
     .where('amount_cents', '>', 0)
     .executeTakeFirstOrThrow();
@@ -123,9 +127,9 @@ export async function checkLedger(tx: Kysely<DB>): Promise<LedgerCheck> {
     .execute();
   return {
     accounts: totals.accounts,
-    sumOfBalancesCents: totals.sum,
-    creditedCents: credited.sum,
-    userBalancesCents: users.sum,
+    sumOfBalancesCents: BigInt(totals.sum),
+    creditedCents: BigInt(credited.sum),
+    userBalancesCents: BigInt(users.sum),
     negativeUserAccounts: users.negative,
     entriesMatchBalances: mismatched.length === 0,
     unbalancedTransactions: unbalanced.length,
