@@ -51,8 +51,10 @@ export async function registerDocs(app: App, publicUrl: string): Promise<void> {
   app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
   // The document is fixed once the app is ready, so the page is rendered once.
   let page: ReturnType<typeof docsPage> | undefined;
-  app.get('/docs', { schema: { hide: true } }, (_request, reply) => {
-    page ??= docsPage(app.swagger());
-    return reply.headers(page.headers).send(page.body);
-  });
+  for (const path of ['/docs', '/docs/']) {
+    app.get(path, { schema: { hide: true } }, (_request, reply) => {
+      page ??= docsPage(app.swagger());
+      return reply.headers(page.headers).send(page.body);
+    });
+  }
 }
