@@ -2,8 +2,9 @@
 import type { ServerKind } from '../lib/types.js';
 import { bareServer } from './bare.js';
 import { deliveryServer, deliverySeed } from './delivery.js';
+import { ingestServer } from './ingest.js';
 import { platformServer } from './platform.js';
 
 export const servers: Record<string, ServerKind | undefined> = Object.fromEntries(
-  [bareServer, platformServer, deliverySeed, deliveryServer].map((s) => [s.name, s]),
+  [bareServer, platformServer, deliverySeed, deliveryServer, ingestServer].map((s) => [s.name, s]),
 );
