@@ -32,7 +32,7 @@ const Button = Type.Object(
 const Keyboard = Type.Object(
   {
     inline_keyboard: Type.Array(Type.Array(Button, { maxItems: 10 }), { maxItems: 20 }),
-    font_size: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Number()])),
+    font_size: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Number({ minimum: 0, maximum: 1000 })])),
     font_color: Type.Optional(Type.String({ maxLength: 32 })),
   },
   { additionalProperties: false },
