@@ -144,19 +144,36 @@ async function tableNames(db: Db): Promise<string[]> {
     .sort();
 }
 
+/** Numbers the store draws from a sequence (migration 0005): PostgreSQL spends one on an insert that meets a conflict. */
+const DRAWN = new Set(['telegram_id', 'telegram_message_id']);
+
+/** Each drawn number replaced by its rank in its column: the order they were drawn in, not the gaps. */
+function ranked(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => DRAWN.has(c));
+  const ranks = new Map(
+    columns.map((c) => {
+      const values = [...new Set(rows.map((r) => Number(r[c])))].sort((a, b) => a - b);
+      return [c, new Map(values.map((v, i) => [v, i]))];
+    }),
+  );
+  return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, ranks.get(k)?.get(Number(v)) ?? v])));
+}
+
 /**
- * Every table, row for row. Rows with a sequence column keep its order but not its values (PostgreSQL
- * spends a sequence value on an insert that meets a conflict); the others are sorted.
+ * Every table, row for row. Rows with a sequence column keep its order but not its values, and
+ * drawn numbers keep their order (PostgreSQL spends sequence values on inserts that meet a
+ * conflict, which the one-by-one path makes more of); the other rows are sorted.
  */
 async function dump(db: Db): Promise<Record<string, string[]>> {
   const out: Record<string, string[]> = {};
   for (const table of await tableNames(db)) {
     const rows = (await sql<Record<string, unknown>>`select * from ${sql.table(table)}`.execute(db.k)).rows;
-    const ordered = rows.some((r) => 'seq' in r) ? [...rows].sort((a, b) => Number(a.seq) - Number(b.seq)) : rows;
-    const lines = ordered.map((r) =>
+    const hasSeq = rows.some((r) => 'seq' in r);
+    const ordered = hasSeq ? [...rows].sort((a, b) => Number(a.seq) - Number(b.seq)) : rows;
+    const lines = ranked(ordered).map((r) =>
       JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => k !== 'seq'))),
     );
-    out[table] = rows.some((r) => 'seq' in r) ? lines : lines.sort();
+    out[table] = hasSeq ? lines : lines.sort();
   }
   return out;
 }

@@ -29,7 +29,7 @@ const upsert = statement(
   ) => `INSERT INTO users (user_id, name, wallet_address, avatar, level, level_icon, is_bot, created_at, updated_at)
     SELECT r.user_id, r.name, r.wallet_address, r.avatar, r.level, r.level_icon, r.is_bot, ?, ?
     FROM ${rows({ user_id: 'text', name: 'text', wallet_address: 'text', avatar: 'text', level: 'int', level_icon: 'text', is_bot: 'int' })} AS r
-    WHERE true
+    WHERE true ORDER BY r.ord
     ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, wallet_address = excluded.wallet_address,
       avatar = excluded.avatar, level = excluded.level, level_icon = excluded.level_icon, updated_at = excluded.updated_at`,
 );
