@@ -1,0 +1,290 @@
+// Crash safety (issue 13): the real server process, killed with SIGKILL in the middle of concurrent
+// sends (with and without Idempotency-Key), event batches and offset polling, then restarted on the
+// same store. Whatever was acknowledged is stored exactly once; what was in flight is either wholly
+// there or wholly absent; Updates reach the poller without a gap and no message becomes two Updates.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { EventEmitter, once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import pg from 'pg';
+import { PG_URL, storesUnderTest, type StoreKind } from './helpers/stores.js';
+
+const ADMIN = 'crash-test-admin-token-0123';
+const BOUNDED = { timeout: 90_000 };
+/** Acknowledged sends before the kill: enough that every kind of request is under way. */
+const SENDS_BEFORE_KILL = 60;
+
+const freePort = async (): Promise<number> => {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  return address.port;
+};
+
+/** A store of its own: a SQLite file in a temporary directory, or a PostgreSQL database. */
+async function freshStore(store: StoreKind) {
+  const dir = mkdtempSync(join(tmpdir(), 'op-crash-'));
+  if (store === 'sqlite') {
+    return { url: `sqlite:${join(dir, 'platform.db')}`, dir, drop: () => Promise.resolve() };
+  }
+  const name = `crash_${randomBytes(6).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), dir, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+interface Server {
+  base: string;
+  process: ChildProcess;
+}
+
+async function startServer(databaseUrl: string, dir: string): Promise<Server> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      ADMIN_TOKEN: ADMIN,
+      KEY_FILE: join(dir, 'encryption.key'),
+      RATE_LIMITS: 'off',
+      LOG_LEVEL: 'silent',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  // Poll /healthz until the server answers (the contract's readiness signal).
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    const up = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return { base, process: child };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+async function kill(server: Server): Promise<void> {
+  const exited = once(server.process, 'exit');
+  server.process.kill('SIGKILL');
+  await exited;
+}
+
+async function call(base: string, method: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, unknown> };
+}
+
+const operator = (base: string, method: string, path: string, body?: unknown) =>
+  call(base, method, path, body, { authorization: `Bearer ${ADMIN}` });
+
+interface EventBatch {
+  events: { id: string; type: string; data: Record<string, unknown> }[];
+}
+
+for (const store of await storesUnderTest()) {
+  await describe(`crash safety: SIGKILL under load, restart on the same store [${store}]`, () => {
+    it('nothing acknowledged is lost, nothing is stored twice', BOUNDED, async () => {
+      const { url, dir, drop } = await freshStore(store);
+      let server: Server | undefined;
+      try {
+        server = await startServer(url, dir);
+        const first = server.base;
+        const userIds = Array.from({ length: 4 }, (_, i) => `crash-user-${i}`);
+        const made = await operator(first, 'POST', '/internal/v1/events', {
+          events: userIds.map((user_id) => ({
+            id: `up-${user_id}`,
+            type: 'user.upserted',
+            data: { user_id, name: user_id, wallet_address: `0x${randomBytes(20).toString('hex')}` },
+          })),
+        });
+        assert.equal(made.status, 200, JSON.stringify(made.body));
+        const created = await operator(first, 'POST', '/internal/v1/bots', {
+          owner_user_id: userIds[0],
+          name: 'crash bot',
+        });
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const bot = created.body as { bot_user_id: string; api_key: string };
+        const botHeaders = { 'x-api-key': bot.api_key };
+
+        // What the server acknowledged, and what was in flight when it died (outcome unknown).
+        const sent = new Map<string, string>(); // text → message id
+        const keyedInFlight = new Set<string>(); // Idempotency-Key (also the text) of sends in flight
+        const batches: { batch: EventBatch; acknowledged: boolean }[] = [];
+        const polled: { id: number; message_id: string }[] = [];
+        let offset = 1;
+        let alive = true;
+        let n = 0;
+        const reachedThreshold = new EventEmitter();
+        const loaded = once(reachedThreshold, 'enough');
+
+        const sender = async (keyed: boolean) => {
+          while (alive) {
+            const text = `${keyed ? 'k' : 'u'}-${n++}`;
+            if (keyed) keyedInFlight.add(text);
+            let r;
+            try {
+              r = await call(
+                first,
+                'POST',
+                '/openapi/bot/sendMessage',
+                { chat_id: userIds[1], chat_type: 'private', text, parse_mode: 'text' },
+                { ...botHeaders, ...(keyed ? { 'idempotency-key': text } : {}) },
+              );
+            } catch {
+              return; // the server is gone
+            }
+            assert.equal(r.body.ok, true, JSON.stringify(r.body));
+            sent.set(text, (r.body.result as { message_id: string }).message_id);
+            keyedInFlight.delete(text);
+            if (sent.size === SENDS_BEFORE_KILL) reachedThreshold.emit('enough');
+          }
+        };
+        const eventer = async () => {
+          while (alive) {
+            const batch: EventBatch = {
+              events: Array.from({ length: 20 }, (_, i) => ({
+                id: `ev-${n}-${i}-${randomBytes(3).toString('hex')}`,
+                type: 'message.created',
+                data: {
+                  message_id: `said-${n++}-${i}`,
+                  chat_type: 'private',
+                  from_user_id: userIds[2],
+                  to_user_id: bot.bot_user_id,
+                  kind: 'text',
+                  text: 'hello',
+                },
+              })),
+            };
+            const entry = { batch, acknowledged: false };
+            batches.push(entry);
+            let r;
+            try {
+              r = await operator(first, 'POST', '/internal/v1/events', batch);
+            } catch {
+              return; // the server is gone
+            }
+            assert.equal(r.status, 200, JSON.stringify(r.body));
+            entry.acknowledged = true;
+          }
+        };
+        /** Follows the offset until `until()` holds and a poll comes back empty; long polls while `wait`. */
+        const poller = async (base: string, until: () => boolean, wait: number) => {
+          for (;;) {
+            const done = until();
+            const r = await call(
+              base,
+              'POST',
+              '/openapi/bot/getUpdates',
+              { offset, limit: 50, timeout: wait },
+              botHeaders,
+            );
+            const got = r.body.result as { id: number; message: { message_id: string } }[];
+            polled.push(...got.map((u) => ({ id: u.id, message_id: u.message.message_id })));
+            const last = got.at(-1);
+            if (last !== undefined) offset = last.id + 1;
+            if (done && got.length === 0) return;
+          }
+        };
+
+        const load = [sender(true), sender(false), sender(true), sender(false), eventer(), eventer()];
+        const polling = poller(first, () => !alive, 1).catch(() => undefined);
+        // Killed while every loop has a request under way; a loop that stops early fails the test.
+        await Promise.race([loaded, Promise.all(load).then(() => assert.fail('the load ended before the kill'))]);
+        await kill(server);
+        alive = false;
+        await Promise.all([...load, polling]);
+        assert.ok(sent.size >= SENDS_BEFORE_KILL, `${sent.size} sends acknowledged before the kill`);
+
+        server = await startServer(url, dir);
+        const second = server.base;
+
+        // Sends: every acknowledged one exactly once in the outbox; a keyed one in flight at most once.
+        const outbox: { id: string; content: string }[] = [];
+        for (let cursor = '0'; ;) {
+          const r = await operator(second, 'GET', `/internal/v1/messages?after=${cursor}&limit=1000`);
+          const page = r.body as { messages: { id: string; content: string }[]; next_cursor: string };
+          outbox.push(...page.messages);
+          if (page.messages.length === 0) break;
+          cursor = page.next_cursor;
+        }
+        const byText = new Map<string, string[]>();
+        for (const m of outbox) byText.set(m.content, [...(byText.get(m.content) ?? []), m.id]);
+        for (const [text, id] of sent) assert.deepEqual(byText.get(text), [id], `acknowledged send ${text}`);
+        for (const text of keyedInFlight) {
+          assert.ok((byText.get(text) ?? []).length <= 1, `keyed send ${text} stored at most once`);
+          // Sent again with its key, it is answered from what is stored, or sent now: once either way.
+          const r = await call(
+            second,
+            'POST',
+            '/openapi/bot/sendMessage',
+            { chat_id: userIds[1], chat_type: 'private', text, parse_mode: 'text' },
+            { ...botHeaders, 'idempotency-key': text },
+          );
+          const id = (r.body.result as { message_id: string }).message_id;
+          const stored = byText.get(text);
+          if (stored !== undefined) assert.deepEqual([id, r.headers.get('idempotent-replayed')], [stored[0], 'true']);
+        }
+        for (const [text, ids] of byText) assert.equal(ids.length, 1, `${text} stored once`);
+
+        // Event batches: acknowledged ones wholly applied; the one in flight wholly or not at all.
+        for (const { batch, acknowledged } of batches) {
+          const r = await operator(second, 'POST', '/internal/v1/events', batch);
+          const { applied, duplicates } = r.body as { applied: number; duplicates: number };
+          const size = batch.events.length;
+          if (acknowledged) assert.deepEqual({ applied, duplicates }, { applied: 0, duplicates: size });
+          else assert.ok(duplicates === 0 || duplicates === size, `batch in flight: ${duplicates} of ${size} applied`);
+        }
+
+        // Updates: polled from the last offset on, without a gap; each message becomes one Update.
+        await poller(second, () => true, 0);
+        const ids = [...new Set(polled.map((u) => u.id))].sort((a, b) => a - b);
+        assert.deepEqual(
+          ids,
+          Array.from({ length: ids.length }, (_, i) => i + 1),
+          'Update ids without a gap',
+        );
+        const said = new Map<string, Set<number>>();
+        for (const u of polled) said.set(u.message_id, (said.get(u.message_id) ?? new Set()).add(u.id));
+        for (const [messageId, updateIds] of said) assert.equal(updateIds.size, 1, `${messageId}: one Update`);
+        const expected = batches.flatMap((b) => b.batch.events.map((e) => String(e.data.message_id)));
+        assert.deepEqual(
+          [...said.keys()].sort(),
+          expected.filter((id) => said.has(id)).sort(),
+          'every Update is a message that was posted',
+        );
+        const acknowledgedMessages = batches
+          .filter((b) => b.acknowledged)
+          .flatMap((b) => b.batch.events.map((e) => String(e.data.message_id)));
+        for (const id of acknowledgedMessages) assert.ok(said.has(id), `acknowledged message ${id} reached the bot`);
+      } finally {
+        if (server !== undefined && server.process.exitCode === null) await kill(server);
+        rmSync(dir, { recursive: true, force: true });
+        await drop();
+      }
+    });
+  });
+}
