@@ -167,10 +167,10 @@ describe('cli', () => {
     const check = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(check.ok, true);
     assert.deepEqual(check.failures, []);
-    assert.equal(check.sumOfBalancesCents, 0);
-    assert.equal(check.userBalancesCents, check.creditedCents);
+    assert.equal(check.sum_of_balances_cents, 0);
+    assert.equal(check.user_balances_cents, check.credited_cents);
     const second = new SyntheticCommunity({ users: 20, likes: 300, seed: 3 }).plan;
-    assert.equal(check.creditedCents, plan.creditedCents + second.creditedCents);
+    assert.equal(check.credited_cents, plan.creditedCents + second.creditedCents);
   });
 
   it('seeded data reads back through the API', async () => {

@@ -13,8 +13,11 @@ export interface Out {
 
 export interface Io {
   env: Record<string, string | undefined>;
+  /** Results only (JSON with --json); everything else goes to stderr. */
   stdout: Out;
   stderr: Out;
+  /** Milliseconds, for progress lines; performance.now() unless a test drives it. */
+  now?: () => number;
 }
 
 export interface Command {
@@ -39,10 +42,18 @@ export class UsageError extends Error {
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** Every command takes --json: its result on stdout is then one JSON document and nothing else. */
+const common = { json: { type: 'boolean' } } as const;
+
 /** node:util parseArgs, strict, no positionals; its errors become usage errors. */
 export function parse<O extends Options>(command: Command, args: string[], options: O) {
+  return parseWith(command, args, options, false).values;
+}
+
+/** parse() for a command that also takes positional arguments. */
+export function parseWith<O extends Options>(command: Command, args: string[], options: O, allowPositionals: boolean) {
   try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values;
+    return parseArgs({ args, options: { ...common, ...options }, strict: true, allowPositionals });
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e), command);
   }

@@ -2,6 +2,7 @@
 import { StartupError } from '../bootstrap.js';
 import { ConfigError } from '../config.js';
 import { AppError } from '../errors.js';
+import { backupCommand } from './commands/backup.js';
 import { createAppCommand } from './commands/create-app.js';
 import { createBotCommand } from './commands/create-bot.js';
 import { ledgerCheckCommand } from './commands/ledger-check.js';
@@ -15,6 +16,7 @@ export const commands: readonly Command[] = [
   createAppCommand,
   createBotCommand,
   ledgerCheckCommand,
+  backupCommand,
 ];
 
 const find = (name: string | undefined) => commands.find((c) => c.name === name);
@@ -29,6 +31,10 @@ export function usage(): string {
     `  ${'help'.padEnd(width)}  this text, or \`help <command>\` for one command`,
     '',
     ...commands.map((c) => `  ${c.usage.split('\n').join('\n  ')}`),
+    '',
+    'Every command takes --json: stdout then holds one JSON document and nothing else (messages go to stderr).',
+    'Run it as `open-platform <command>` (package.json "bin") or `npm run --silent cli -- <command>`:',
+    "plain `npm run cli` prints npm's own banner on stdout first.",
     '',
     'Settings come from the environment, as for the server (DATABASE_URL, ENCRYPTION_KEY or KEY_FILE, ...).',
     '',

@@ -34,7 +34,7 @@ export const ledgerCheckCommand: Command = {
     parse(this, args, {});
     const check = await withServices(io, (s) => checkLedger(s.db.k));
     const failures = ledgerFailures(check);
-    io.stdout.write(`${exactJson({ ok: failures.length === 0, ...check, failures })}\n`);
+    io.stdout.write(`${exactJson({ ok: failures.length === 0, ...snakeCase(check), failures })}\n`);
     return failures.length === 0 ? 0 : 1;
   },
 };

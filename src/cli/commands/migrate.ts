@@ -1,18 +1,20 @@
 import { loadConfig } from '../../config.js';
 import { openDb } from '../../db/connect.js';
 import { migrate } from '../../db/migrate.js';
-import { parse, type Command } from '../io.js';
+import { json, parse, type Command } from '../io.js';
 
 export const migrateCommand: Command = {
   name: 'migrate',
   summary: 'bring the database schema up to date',
   usage: 'migrate',
   async run(args, io) {
-    parse(this, args, {});
+    const v = parse(this, args, {});
     const db = await openDb(loadConfig(io.env).databaseUrl);
     try {
       const applied = await migrate(db);
-      io.stdout.write(applied.length === 0 ? 'schema up to date\n' : applied.map((m) => `applied ${m}\n`).join(''));
+      if (v.json === true) io.stdout.write(json({ applied }));
+      else
+        io.stdout.write(applied.length === 0 ? 'schema up to date\n' : applied.map((m) => `applied ${m}\n`).join(''));
       return 0;
     } finally {
       await db.close();

@@ -1,6 +1,6 @@
-import cliProgress from 'cli-progress';
 import { MAX_BATCH, SyntheticCommunity } from '../../demo/synthetic.js';
-import { json, parse, UsageError, wholeNumber, withServices, type Command, type Out } from '../io.js';
+import { json, parse, UsageError, wholeNumber, withServices, type Command } from '../io.js';
+import { progress } from '../progress.js';
 
 export const seedCommand: Command = {
   name: 'seed',
@@ -41,8 +41,9 @@ export const seedCommand: Command = {
     const { plan } = community;
 
     const summary = await withServices(io, async (s) => {
-      const started = performance.now();
-      const bar = progressBar(io.stderr, plan.events);
+      const now = io.now ?? (() => performance.now());
+      const started = now();
+      const bar = progress(io.stderr, 'seed', plan.events, now);
       const totals = { applied: 0, duplicates: 0, refused: 0 };
       const refusedBy: Record<string, number> = {};
       try {
@@ -57,7 +58,7 @@ export const seedCommand: Command = {
       } finally {
         bar.stop();
       }
-      const seconds = (performance.now() - started) / 1000;
+      const seconds = (now() - started) / 1000;
       return {
         plan,
         ...totals,
@@ -71,26 +72,3 @@ export const seedCommand: Command = {
     return 0;
   },
 };
-
-/** A progress bar on stderr; it draws only on a terminal, so pipes and tests stay clean. */
-function progressBar(stream: Out, total: number): { increment(n: number): void; stop(): void } {
-  if (stream.isTTY !== true) return { increment: () => undefined, stop: () => undefined };
-  const bar = new cliProgress.SingleBar(
-    {
-      stream: stream as NodeJS.WritableStream,
-      format: 'seed |{bar}| {percentage}% | {value}/{total} events | {eta_formatted} left',
-      etaBuffer: 50,
-      hideCursor: true,
-    },
-    cliProgress.Presets.shades_classic,
-  );
-  bar.start(total, 0);
-  return {
-    increment: (n) => {
-      bar.increment(n);
-    },
-    stop: () => {
-      bar.stop();
-    },
-  };
-}

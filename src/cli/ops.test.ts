@@ -1,0 +1,138 @@
+// The CLI as operators run it: the `open-platform` bin (pure JSON on stdout with --json),
+// progress off a terminal, snake_case ledger figures, and a SQLite backup restored elsewhere.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, describe, it } from 'node:test';
+import { LINE_EVERY_MS } from './progress.js';
+import { runCli } from './run.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-ops-test-'));
+const restored = mkdtempSync(join(tmpdir(), 'cli-restore-test-'));
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(restored, { recursive: true, force: true });
+});
+const env = {
+  DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
+  KEY_FILE: join(dir, 'encryption.key'),
+  ADMIN_TOKEN: 'cli-ops-admin-token-0123456789',
+  RATE_LIMITS: 'off',
+};
+
+async function cli(argv: string[], options: { env?: Record<string, string>; now?: () => number } = {}) {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(argv, {
+    env: options.env ?? env,
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    ...(options.now !== undefined ? { now: options.now } : {}),
+  });
+  return { code, stdout, stderr };
+}
+
+const bin = fileURLToPath(new URL('../../bin/open-platform.js', import.meta.url));
+/** The installed command, as `open-platform ... > file` runs it (stdout exactly as a file would get it). */
+function binProcess(...argv: string[]) {
+  const r = spawnSync(process.execPath, [bin, ...argv], { env: { ...process.env, ...env }, encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const LEDGER_KEYS = [
+  'accounts',
+  'credited_cents',
+  'entries_match_balances',
+  'failures',
+  'negative_user_accounts',
+  'ok',
+  'sum_of_balances_cents',
+  'unbalanced_transactions',
+  'user_balances_cents',
+];
+
+describe('cli for operators', () => {
+  it('package.json ships the open-platform bin', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      bin?: Record<string, string>;
+    };
+    assert.equal(pkg.bin?.['open-platform'], 'bin/open-platform.js');
+  });
+
+  it('seed off a terminal prints progress lines on stderr, the summary alone on stdout', async () => {
+    let clock = 0;
+    // Each reading is a batch's worth of time later, so every batch is past the line interval.
+    const now = () => (clock += LINE_EVERY_MS);
+    const r = await cli(['seed', '--users', '20', '--batch', '100'], { now });
+    assert.equal(r.code, 0, r.stderr);
+    const summary = JSON.parse(r.stdout) as { plan: { events: number }; applied: number };
+    const lines = r.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, Math.ceil(summary.plan.events / 100), r.stderr);
+    assert.match(lines[0] ?? '', /^seed: 100\/\d+ events \(\d+%\), \d+ events\/s$/);
+    assert.match(
+      lines.at(-1) ?? '',
+      new RegExp(`^seed: ${summary.plan.events}/${summary.plan.events} events \\(100%\\)`),
+    );
+  });
+
+  it('ledger-check prints snake_case figures, as the API names things', async () => {
+    const r = await cli(['ledger-check']);
+    assert.equal(r.code, 0, r.stdout);
+    const check = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(check).sort(), LEDGER_KEYS);
+    assert.equal(check.ok, true);
+  });
+
+  it('the bin with --json writes one JSON document on stdout and nothing else', () => {
+    const check = binProcess('ledger-check', '--json');
+    assert.equal(check.code, 0, check.stderr);
+    assert.deepEqual(Object.keys(JSON.parse(check.stdout) as object).sort(), LEDGER_KEYS);
+    const migrate = binProcess('migrate', '--json');
+    assert.equal(migrate.code, 0, migrate.stderr);
+    assert.deepEqual(JSON.parse(migrate.stdout), { applied: [] });
+    const backup = binProcess('backup', join(dir, 'bin-copy.db'), '--json');
+    assert.equal(backup.code, 0, backup.stderr);
+    const copied = JSON.parse(backup.stdout) as { file: string; bytes: number };
+    assert.deepEqual(copied, { file: join(dir, 'bin-copy.db'), bytes: statSync(join(dir, 'bin-copy.db')).size });
+    assert.match(backup.stderr, /^keep the encryption key with it: the key file /);
+  });
+
+  it('backup copies the store; the copy, restored into a fresh directory, holds the same ledger', async () => {
+    const original = await cli(['ledger-check']);
+    const copy = join(dir, 'copy.db');
+    const r = await cli(['backup', copy]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`^backed up .*platform\\.db to ${copy} \\(\\d+ bytes\\)\\n$`));
+
+    const again = await cli(['backup', copy]);
+    assert.deepEqual(again, { code: 1, stdout: '', stderr: `backup: ${copy} already exists; choose a new file\n` });
+
+    // Restore: the copy becomes the database of a fresh directory.
+    const restoredDb = join(restored, 'platform.db');
+    copyFileSync(copy, restoredDb);
+    const check = await cli(['ledger-check'], {
+      env: { ...env, DATABASE_URL: `sqlite:${restoredDb}`, KEY_FILE: join(restored, 'encryption.key') },
+    });
+    assert.equal(check.code, 0, check.stdout);
+    assert.equal(check.stdout, original.stdout);
+    const figures = JSON.parse(check.stdout) as { accounts: number; credited_cents: number };
+    assert.ok(figures.accounts > 0 && figures.credited_cents > 0, `the seeded ledger is there: ${check.stdout}`);
+  });
+
+  it('backup of PostgreSQL prints the pg_dump and pg_restore commands and exits 1; bad usage exits 2', async () => {
+    const pg = await cli(['backup', 'nightly.dump'], { env: { ...env, DATABASE_URL: 'postgres://u@h/db' } });
+    assert.equal(pg.code, 1);
+    assert.equal(pg.stdout, '');
+    assert.match(pg.stderr, /^ {2}pg_dump --format=custom --file=nightly\.dump "\$DATABASE_URL"$/m);
+    assert.match(pg.stderr, /^ {2}pg_restore --no-owner --dbname="\$DATABASE_URL" nightly\.dump$/m);
+    for (const argv of [['backup'], ['backup', 'a', 'b'], ['backup', '--to', 'x']]) {
+      const bad = await cli(argv);
+      assert.equal(bad.code, 2, argv.join(' '));
+      assert.match(bad.stderr, /Usage: npm run cli -- backup <file>/);
+    }
+    assert.equal(existsSync('nightly.dump'), false, 'nothing written for PostgreSQL');
+  });
+});
