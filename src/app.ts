@@ -26,10 +26,12 @@ import { groupRoutes } from './modules/groups/routes.js';
 import { momentRoutes } from './modules/moments/routes.js';
 import { activityRoutes } from './modules/activities/routes.js';
 import { botApiRoutes } from './modules/botapi/routes.js';
+import { telegramRoutes } from './modules/telegram/routes.js';
 import { messagingRoutes } from './modules/messaging/routes.js';
 import { authorizePageRoutes } from './modules/oauth/page-routes.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { paymentRoutes } from './modules/payments/routes.js';
+import { playgroundRoutes } from './modules/playground/routes.js';
 import type { Services } from './services.js';
 
 declare module 'fastify' {
@@ -135,10 +137,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   activityRoutes(app, s);
   messagingRoutes(app, s);
   botApiRoutes(app, s);
+  await telegramRoutes(app, s);
   oauthRoutes(app, s);
   authorizePageRoutes(app, s);
   developerSiteRoutes(app, s);
   paymentRoutes(app, s);
+  playgroundRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {
     operator.addHook('onRequest', (request, _reply, done) => {

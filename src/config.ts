@@ -26,6 +26,8 @@ export interface Config {
   updateRetentionS: number;
   /** When set, /metrics answers only `Authorization: Bearer <token>`. */
   metricsToken: string | undefined;
+  /** The playground (/playground/): on by default, `PLAYGROUND=off` in production. */
+  playground: boolean;
 }
 
 /** decisions.md section 3 defaults; each configurable. */
@@ -115,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 1, 86_400_000),
     updateRetentionS: int('UPDATE_RETENTION_S', 86_400, 1, 2_592_000),
     metricsToken: env.METRICS_TOKEN || undefined,
+    playground: flag('PLAYGROUND', true, ['on', '1', 'true'], ['off', '0', 'false']),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -36,6 +36,7 @@ import { MessagingService } from './modules/messaging/service.js';
 import { AccessTokens } from './modules/oauth/jwt.js';
 import { OAuthService } from './modules/oauth/service.js';
 import { PaymentsService } from './modules/payments/service.js';
+import { PlaygroundService } from './modules/playground/service.js';
 import { WebhookDispatcher } from './modules/delivery/dispatcher.js';
 import { DeliveryService } from './modules/delivery/service.js';
 import { UsersService } from './modules/users/service.js';
@@ -129,5 +130,6 @@ export function createServices(deps: ServiceDeps) {
     oauth,
     payments: new PaymentsService(db, clock, oauth, config),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
+    playground: new PlaygroundService(db, events),
   };
 }

@@ -5,6 +5,8 @@ import { callbackQueriesMigration } from './migrations/0002_callback_queries.js'
 import { developersMigration } from './migrations/0003_developers.js';
 import { deliveryOrderMigration } from './migrations/0004_delivery_order.js';
 import { telegramIdsMigration } from './migrations/0005_telegram_ids.js';
+import { oauthPkceMigration } from './migrations/0006_oauth_pkce.js';
+import { consoleMigration } from './migrations/0007_console.js';
 
 /** Brings the schema up to date; safe to call on every start. */
 export async function migrate(db: Db): Promise<string[]> {
@@ -14,6 +16,8 @@ export async function migrate(db: Db): Promise<string[]> {
     '0003_developers': developersMigration(),
     '0004_delivery_order': deliveryOrderMigration(db.dialect),
     '0005_telegram_ids': telegramIdsMigration(db.dialect),
+    '0006_oauth_pkce': oauthPkceMigration(),
+    '0007_console': consoleMigration(db.dialect),
   };
   const migrator = new Migrator({
     db: db.k,

@@ -306,6 +306,8 @@ export interface OauthCodesTable {
   expires_at: number;
   used_at: number | null;
   created_at: number;
+  /** PKCE S256 challenge (0006); null when the request gave none. */
+  code_challenge: string | null;
 }
 
 export interface TokenFamiliesTable {
@@ -440,6 +442,26 @@ export interface DB {
   assistant_conversations: AssistantConversationsTable;
   callback_queries: CallbackQueriesTable;
   bot_commands: BotCommandsTable;
+  console_sessions: ConsoleSessionsTable;
+  audit_log: AuditLogTable;
+}
+
+/** Operator console sign-ins (0007): the cookie's token is kept as a hash. */
+export interface ConsoleSessionsTable {
+  session_hash: string;
+  operator_name: string;
+  created_at: number;
+  expires_at: number;
+}
+
+/** Operator actions (0007): who did what, from the console or the operator API. */
+export interface AuditLogTable {
+  seq: Generated<number>;
+  actor: string;
+  action: string;
+  target: string;
+  detail: string;
+  created_at: number;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -54,14 +54,18 @@ export class Stylesheet {
     this.element = new Html(`<style>${css}</style>`);
   }
 
-  /** Headers of every page answer; `formActions` are the origins its forms may lead to besides itself. */
-  headers(formActions: readonly string[] = []): Record<string, string> {
+  /**
+   * Headers of every page answer; `formActions` are the origins its forms may lead to besides itself;
+   * `script` (a hash source) is the one script the page may run, and it may fetch from its origin.
+   */
+  headers(formActions: readonly string[] = [], script?: string): Record<string, string> {
     return {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': [
         "default-src 'none'",
         `style-src ${this.source}`,
         ...(this.images ? ['img-src https:'] : []),
+        ...(script !== undefined ? [`script-src ${script}`, "connect-src 'self'"] : []),
         `form-action ${["'self'", ...formActions].join(' ')}`,
         "frame-ancestors 'none'",
         "base-uri 'none'",
@@ -73,9 +77,9 @@ export class Stylesheet {
     };
   }
 
-  document(title: string, body: Html): string {
+  document(title: string, body: Html, lang = 'en'): string {
     return html`<!doctype html>
-      <html lang="en">
+      <html lang="${lang}">
         <head>
           <meta charset="utf-8" />
           <meta name="viewport" content="width=device-width, initial-scale=1" />

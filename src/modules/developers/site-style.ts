@@ -2,7 +2,8 @@
 // the authorize page; text at least 4.5:1 on its background.
 import { Stylesheet } from '../../http/pages/html.js';
 
-const CSS = `
+/** Shared with the pages built on the site's look (the console, the playground). */
+export const SITE_CSS = `
 :root{color-scheme:light dark;--bg:#f2f4f7;--card:#fff;--text:#16181d;--muted:#4b5260;--line:#e1e4ea;--control:#7c8494;--accent:#1f4fd1;--accent-hover:#1a43b3;--on-accent:#fff;--soft:#eaf0fd;--danger:#b42318;--danger-soft:#fdecea;--ok:#067647;--ok-soft:#e7f6ec;--warn:#93370d;--warn-soft:#fef3e2;--focus:#1f4fd1;--code:#f5f6f8}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1115;--card:#1a1d23;--text:#eef0f4;--muted:#b3b9c5;--line:#2e333c;--control:#7d8594;--accent:#8aadff;--accent-hover:#a9c2ff;--on-accent:#0b1020;--soft:#222a3d;--danger:#ff9b91;--danger-soft:#3a2220;--ok:#75e0a7;--ok-soft:#17301f;--warn:#fdb022;--warn-soft:#33240e;--focus:#a9c2ff;--code:#12151a}}
 *{box-sizing:border-box}
@@ -69,4 +70,4 @@ button{min-height:40px;padding:8px 16px;border-radius:9px;border:1px solid trans
 @media (max-width:520px){.row{display:block}dd{text-align:left}main{padding:16px 12px 32px}}
 `;
 
-export const SITE_SHEET = new Stylesheet(CSS, true);
+export const SITE_SHEET = new Stylesheet(SITE_CSS, true);

@@ -1,0 +1,271 @@
+// The playground (/playground/): pages for users signed in with the operator's session cookie, as
+// on the developer site. Writing and pressing buttons post forms (CSRF-checked) that become the
+// application's own events; the live script posts them in the background and long-polls
+// /playground/updates for new and edited messages.
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { Type } from 'typebox';
+import { AppError, Errors } from '../../errors.js';
+import { toAppError } from '../../http/errors.js';
+import { OperatorError } from '../../http/internal.js';
+import { cookiesOf } from '../../http/pages/csrf.js';
+import { requestLang } from '../../http/pages/lang.js';
+import type { App } from '../../http/types.js';
+import type { Services } from '../../services.js';
+import { LIVE_SCRIPT } from './live-script.js';
+import {
+  liveItems,
+  PLAYGROUND,
+  PLAYGROUND_SCRIPT,
+  PLAYGROUND_SHEET,
+  playgroundMessagePage,
+  playgroundPage,
+  type PlaygroundContext,
+} from './pages.js';
+import type { Place } from './service.js';
+import { TEXTS } from './texts.js';
+
+const Text = (maxLength: number) => Type.String({ maxLength });
+const Chat = { bot: Text(128), group: Type.Optional(Text(128)) };
+const Form = { csrf: Type.Optional(Text(128)), ...Chat };
+const Reason = Type.String({ pattern: '^[a-z_]{1,64}$' });
+/** What a form answers the live script (`x-playground-live: 1`) instead of a redirect. */
+const LiveAnswer = Type.Object({ notice: Type.Union([Type.String(), Type.Null()]) });
+
+/** How long one long poll waits for a change, and how often it looks. */
+const POLL_MS = 20_000;
+const LOOK_MS = 400;
+
+class NotSignedIn extends Error {}
+class BadForm extends Error {}
+
+const LIVE_HEADER = 'x-playground-live';
+
+export function playgroundRoutes(app: App, s: Services): void {
+  if (!s.config.playground) return;
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+
+  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<PlaygroundContext> {
+    const { session } = cookiesOf(request);
+    const userId = await s.sessions.userOf(session);
+    if (userId === undefined || session === undefined) throw new NotSignedIn();
+    const { token, cookie } = s.csrf.issue(PLAYGROUND, session);
+    void reply.header('set-cookie', cookie);
+    const user = await s.users.record(userId);
+    const lang = requestLang(request);
+    return { lang, t: TEXTS[lang], userId, userName: user?.name ?? userId, csrf: token };
+  }
+
+  async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined) {
+    const ctx = await viewer(request, reply);
+    const { session, csrf } = cookiesOf(request);
+    if (session === undefined || !s.csrf.accepts(PLAYGROUND, session, csrf, given)) throw new BadForm();
+    return ctx;
+  }
+
+  /** Every failure of a page answers as a page in its frame. */
+  function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const lang = requestLang(request);
+    const t = TEXTS[lang];
+    const send = (status: number, heading: string, text: string, back: boolean) =>
+      void reply
+        .code(status)
+        .headers(PLAYGROUND_SHEET.headers())
+        .send(playgroundMessagePage({ lang, t }, heading, text, back));
+    if (error instanceof NotSignedIn) {
+      send(401, t.notSignedIn, t.notSignedInText, false);
+      return;
+    }
+    if (error instanceof BadForm) {
+      send(403, t.badForm, t.badFormText, true);
+      return;
+    }
+    const e = toAppError(error, request.url);
+    if (e.def.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'request failed');
+      send(500, t.broken, t.brokenText, true);
+      return;
+    }
+    const status = e.def === Errors.paramError ? 400 : e.def.status;
+    const message = e.detail ?? e.def.message;
+    send(status, t.failed, `${message.charAt(0).toUpperCase()}${message.slice(1)}.`, true);
+  }
+
+  const page = <S extends FastifySchema>(summary: string, schema: S) => ({
+    schema: { ...schema, tags: ['Playground'], summary },
+    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      void reply.headers({ ...PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), vary: 'Accept-Language' });
+      done();
+    },
+    errorHandler: pageError,
+  });
+
+  const back = (place: Place, extra: Record<string, string> = {}) =>
+    `${PLAYGROUND}/?${new URLSearchParams({
+      bot: place.bot?.user_id ?? '',
+      ...(place.group !== undefined ? { group: place.group.group_id } : {}),
+      ...extra,
+    }).toString()}`;
+
+  /** A form's answer: JSON for the live script, else a redirect back to the chat (POST-redirect-GET). */
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    place: Place,
+    notice: { key: string; value: string } | undefined,
+    text: string | undefined,
+  ) =>
+    request.headers[LIVE_HEADER] === '1'
+      ? reply.header('content-type', 'application/json; charset=utf-8').send({ notice: text ?? null })
+      : reply
+          .code(303)
+          .header('location', back(place, notice === undefined ? {} : { [notice.key]: notice.value }))
+          .send();
+
+  app.get(PLAYGROUND, page('Redirects to /playground/', {}), (_request, reply) =>
+    reply.code(303).header('location', `${PLAYGROUND}/`).send(),
+  );
+
+  app.get(
+    `${PLAYGROUND}/`,
+    page('Talk to a bot as the signed-in user (HTML)', {
+      querystring: Type.Object({
+        bot: Type.Optional(Text(128)),
+        group: Type.Optional(Text(128)),
+        refused: Type.Optional(Reason),
+        done: Type.Optional(Type.Literal('pressed')),
+      }),
+    }),
+    async (request, reply) => {
+      const ctx = await viewer(request, reply);
+      const { bot, group, refused, done } = request.query;
+      const place = await s.playground.place(ctx.userId, bot, group);
+      const chat = place.chat === undefined ? undefined : await s.playground.conversation(place.chat);
+      const notice = refused !== undefined ? ctx.t.refused(refused) : done !== undefined ? ctx.t.pressed : undefined;
+      return reply.send(playgroundPage(ctx, place, chat, notice));
+    },
+  );
+
+  app.get(
+    `${PLAYGROUND}/live.js`,
+    {
+      schema: {
+        tags: ['Playground'],
+        summary: "The playground's script (live updates)",
+        response: { 200: Type.String() },
+      },
+    },
+    (_request, reply) => {
+      void reply.headers({
+        'content-type': 'text/javascript; charset=utf-8',
+        'cache-control': 'no-cache',
+        'x-content-type-options': 'nosniff',
+      });
+      return LIVE_SCRIPT;
+    },
+  );
+
+  app.post(
+    `${PLAYGROUND}/send`,
+    page('Write to the chat as the signed-in user', {
+      body: Type.Object({
+        ...Form,
+        text: Type.String({ minLength: 1, maxLength: 4000 }),
+        mention: Type.Optional(Text(128)),
+      }),
+      response: { 200: LiveAnswer },
+    }),
+    async (request, reply) => {
+      const ctx = await poster(request, reply, request.body.csrf);
+      const { bot, group, text, mention } = request.body;
+      const place = await s.playground.place(ctx.userId, bot, group);
+      if (place.chat === undefined) throw new AppError(Errors.unknownBot);
+      // Only the chat's bot may be mentioned from the form.
+      const mentions = mention !== undefined && mention === place.bot?.user_id ? [mention] : [];
+      const refused = await s.playground.send(ctx.userId, place.chat, text, mentions);
+      return answer(
+        request,
+        reply,
+        place,
+        refused === undefined ? undefined : { key: 'refused', value: refused },
+        refused === undefined ? undefined : ctx.t.refused(refused),
+      );
+    },
+  );
+
+  app.post(
+    `${PLAYGROUND}/press`,
+    page("Press an inline button of a bot's message (a callback query to the bot)", {
+      body: Type.Object({ ...Form, message: Text(128), data: Text(4096) }),
+      response: { 200: LiveAnswer },
+    }),
+    async (request, reply) => {
+      const ctx = await poster(request, reply, request.body.csrf);
+      const { bot, group, message, data } = request.body;
+      const place = await s.playground.place(ctx.userId, bot, group);
+      if (place.chat === undefined) throw new AppError(Errors.unknownBot);
+      const refused = await s.playground.press(ctx.userId, place.chat, message, data);
+      return answer(
+        request,
+        reply,
+        place,
+        refused === undefined ? { key: 'done', value: 'pressed' } : { key: 'refused', value: refused },
+        refused === undefined ? ctx.t.pressed : ctx.t.refused(refused),
+      );
+    },
+  );
+
+  app.get(
+    `${PLAYGROUND}/updates`,
+    {
+      schema: {
+        tags: ['Playground'],
+        summary: 'Long poll: messages of the chat changed after a point (JSON, for the live script)',
+        querystring: Type.Object({ ...Chat, after: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) }),
+        response: {
+          200: Type.Object({
+            cursor: Type.Integer(),
+            items: Type.Array(Type.Object({ id: Type.String(), version: Type.String(), html: Type.String() })),
+          }),
+          400: OperatorError,
+          401: OperatorError,
+          404: OperatorError,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { session } = cookiesOf(request);
+      const userId = await s.sessions.userOf(session);
+      if (userId === undefined) throw new AppError(Errors.unauthorized, 'not signed in');
+      const { bot, group, after } = request.query;
+      const place = await s.playground.place(userId, bot, group);
+      if (place.chat === undefined) throw new AppError(Errors.unknownBot);
+      const lang = requestLang(request);
+      const user = await s.users.record(userId);
+      const ctx: PlaygroundContext = {
+        lang,
+        t: TEXTS[lang],
+        userId,
+        userName: user?.name ?? userId,
+        csrf: s.csrf.issue(PLAYGROUND, session ?? '').token,
+      };
+      // The response closes early when the page is left; the request's own close event fires once its body is read.
+      const client = { gone: false };
+      reply.raw.once('close', () => {
+        client.gone = true;
+      });
+      const deadline = Date.now() + POLL_MS;
+      for (;;) {
+        const chat = await s.playground.conversation(place.chat, after);
+        if (chat.cursor > after || client.gone || closing || Date.now() >= deadline) {
+          void reply.header('cache-control', 'no-store');
+          return { cursor: chat.cursor, items: liveItems(ctx, place, chat) };
+        }
+        await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
+      }
+    },
+  );
+}

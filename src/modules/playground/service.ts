@@ -1,0 +1,127 @@
+// The playground: a signed-in user talks to a bot as if from the community application. What the
+// user writes and presses becomes the application's own events (message.created, button.clicked)
+// through the events service, so delivery rules, privacy settings and permissions apply unchanged.
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../db/connect.js';
+import { AppError, Errors } from '../../errors.js';
+import { parseIdList } from '../../lib/json.js';
+import { ASSISTANT_USER_ID } from '../../db/migrations/0003_developers.js';
+import type { EventsService } from '../events/service.js';
+import * as repo from './repo.js';
+
+export type BotRole = 'own' | 'assistant' | 'demo';
+
+export interface BotChoice {
+  user_id: string;
+  name: string;
+  role: BotRole;
+}
+
+export interface GroupChoice {
+  group_id: string;
+  name: string;
+}
+
+/** What the page shows around the conversation: the bots, the chosen one's chats, the chosen chat. */
+export interface Place {
+  bots: BotChoice[];
+  bot?: BotChoice;
+  groups: GroupChoice[];
+  group?: GroupChoice;
+  chat?: repo.ChatKey;
+}
+
+export type ChatItem =
+  | { kind: 'user'; row: repo.UserMessageRow; changed: number }
+  | { kind: 'bot'; row: repo.BotMessageRow; changed: number };
+
+export interface Conversation {
+  items: ChatItem[];
+  /** Names of everyone who wrote or is mentioned. */
+  names: ReadonlyMap<string, string>;
+  /** The latest change seen (ms): the next long poll asks for what changed after it. */
+  cursor: number;
+}
+
+/** Messages shown when a chat opens. */
+const HISTORY = 50;
+/** A write's time is taken when its transaction starts: one that commits late is still picked up. */
+const SLACK_MS = 5000;
+
+export class PlaygroundService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventsService,
+  ) {}
+
+  /** The bots `userId` may try (own, the assistant, the demo bot) and, given ids, the chosen chat. */
+  async place(userId: string, botId?: string, groupId?: string): Promise<Place> {
+    const q = this.db.k;
+    const demo = await repo.demoBotId(q);
+    const roles = new Map<string, BotRole>([[ASSISTANT_USER_ID, 'assistant']]);
+    if (demo !== undefined) roles.set(demo, 'demo');
+    for (const id of await repo.botsOwnedBy(q, userId)) roles.set(id, 'own');
+    const names = new Map((await repo.namesOf(q, [...roles.keys()])).map((u) => [u.user_id, u.name]));
+    const bots = [...roles].map(([id, role]) => ({ user_id: id, name: names.get(id) ?? id, role }));
+    if (botId === undefined) return { bots, groups: [] };
+    const bot = bots.find((b) => b.user_id === botId);
+    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    const mine = new Set((await repo.groupsWith(q, userId)).map((g) => g.group_id));
+    const groups = (await repo.groupsWith(q, bot.user_id)).filter((g) => mine.has(g.group_id));
+    if (groupId === undefined) return { bots, bot, groups, chat: { type: 'private', userId, botUserId: bot.user_id } };
+    const group = groups.find((g) => g.group_id === groupId);
+    if (group === undefined) throw new AppError(Errors.unknownGroup);
+    return { bots, bot, groups, group, chat: { type: 'group', groupId: group.group_id } };
+  }
+
+  /** The chat's messages changed after `after` (ms; 0 for the latest history), oldest first. */
+  async conversation(chat: repo.ChatKey, after = 0): Promise<Conversation> {
+    const since = after === 0 ? 0 : after - SLACK_MS;
+    const [users, bots] = await Promise.all([
+      repo.userMessages(this.db.k, chat, since, HISTORY),
+      repo.botMessages(this.db.k, chat, since, HISTORY),
+    ]);
+    const items: ChatItem[] = [
+      ...users.map((row) => ({ kind: 'user' as const, row, changed: row.created_at })),
+      ...bots.map((row) => ({ kind: 'bot' as const, row, changed: row.edited_at ?? row.created_at })),
+    ].sort((a, b) => a.row.created_at - b.row.created_at);
+    const people = new Set(items.flatMap((i) => [i.row.from_user_id, ...parseIdList(i.row.mention_user_ids)]));
+    const names = new Map((await repo.namesOf(this.db.k, [...people])).map((u) => [u.user_id, u.name]));
+    return { items, names, cursor: Math.max(after, ...items.map((i) => i.changed)) };
+  }
+
+  /**
+   * Writes `text` as `userId` into the chat (a command when it starts with "/"), mentioning the
+   * given users; answers the refusal reason when a platform rule refused it.
+   */
+  async send(userId: string, chat: repo.ChatKey, text: string, mentions: readonly string[]) {
+    const where = chat.type === 'group' ? { group_id: chat.groupId } : { to_user_id: chat.botUserId };
+    const data = {
+      message_id: `pg_${randomUUID()}`,
+      chat_type: chat.type,
+      from_user_id: userId,
+      ...where,
+      kind: text.startsWith('/') ? 'command' : 'text',
+      text,
+      ...(mentions.length > 0 ? { mention_user_ids: [...mentions] } : {}),
+    };
+    return this.refusal(
+      await this.events.ingest([{ id: `playground-${randomUUID()}`, type: 'message.created', data }]),
+    );
+  }
+
+  /** A press on an inline button of a bot's message in the chat: a callback query to that bot. */
+  async press(userId: string, chat: repo.ChatKey, messageId: string, data: string) {
+    if (!(await repo.botMessageIn(this.db.k, chat, messageId))) throw new AppError(Errors.messageNotFound);
+    const event = {
+      id: `playground-${randomUUID()}`,
+      type: 'button.clicked',
+      data: { callback_id: `pg_${randomUUID()}`, message_id: messageId, user_id: userId, data },
+    };
+    return this.refusal(await this.events.ingest([event]));
+  }
+
+  private refusal(result: Awaited<ReturnType<EventsService['ingest']>>): string | undefined {
+    return result.refused[0]?.reason;
+  }
+}

@@ -1,0 +1,68 @@
+// The playground's texts in English and Simplified Chinese.
+import type { Dictionary } from '../../http/pages/lang.js';
+
+const en = {
+  title: 'Playground',
+  brand: 'Playground',
+  signedInAs: 'Signed in as',
+  lead: 'Talk to a bot as yourself: messages go through the same path as the community application’s, so delivery rules, privacy settings and permissions apply.',
+  bots: 'Bots',
+  chats: 'Chats',
+  roles: { own: 'your bot', assistant: 'assistant', demo: 'demo bot' },
+  privateChat: 'Private chat',
+  pickBot: 'Pick a bot to talk to.',
+  empty: 'No messages yet. Say hello.',
+  conversation: 'Conversation',
+  message: 'Message',
+  send: 'Send',
+  mentionBot: (name: string) => `Mention ${name}`,
+  mentions: 'Mentions:',
+  opensLink: '(opens a link)',
+  refused: (reason: string) => `The platform refused the message (${reason}).`,
+  pressed: 'Button pressed: the bot received a callback query.',
+  notSignedIn: 'Open the playground in the application',
+  notSignedInText:
+    'You are not signed in here. Open the playground from inside the application, where you are signed in.',
+  badForm: "This form can't be accepted",
+  badFormText: 'It has expired or was not sent from this page. Reload the page and try again.',
+  failed: "That didn't work",
+  broken: 'Something went wrong',
+  brokenText: 'The request could not be completed. Please try again in a moment.',
+  back: 'Back to the playground',
+  developers: 'Developer site',
+};
+
+export type PlaygroundTexts = typeof en;
+
+export const TEXTS: Dictionary<PlaygroundTexts> = {
+  en,
+  'zh-CN': {
+    title: '调试台',
+    brand: '调试台',
+    signedInAs: '当前登录：',
+    lead: '以你自己的身份和机器人对话：消息与社区应用走同一条路径，投递规则、隐私设置和权限同样生效。',
+    bots: '机器人',
+    chats: '会话',
+    roles: { own: '你的机器人', assistant: '助手', demo: '演示机器人' },
+    privateChat: '私聊',
+    pickBot: '选择一个机器人开始对话。',
+    empty: '还没有消息，打个招呼吧。',
+    conversation: '对话',
+    message: '消息',
+    send: '发送',
+    mentionBot: (name: string) => `提及 ${name}`,
+    mentions: '提及：',
+    opensLink: '（打开链接）',
+    refused: (reason: string) => `平台拒绝了这条消息（${reason}）。`,
+    pressed: '已点击按钮：机器人收到了回调查询。',
+    notSignedIn: '请在应用内打开调试台',
+    notSignedInText: '你在这里没有登录。请在已登录的应用内打开调试台。',
+    badForm: '无法接受此表单',
+    badFormText: '表单已过期或不是从本页面提交的。请刷新页面后重试。',
+    failed: '操作未成功',
+    broken: '出了点问题',
+    brokenText: '请求未能完成，请稍后再试。',
+    back: '返回调试台',
+    developers: '开发者网站',
+  },
+};

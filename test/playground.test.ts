@@ -1,0 +1,180 @@
+// The playground through app.inject(): sign-in, CSRF, a message through the event path to a bot's
+// getUpdates, the bot's reply with its keyboard rendered as buttons, a press reaching the bot as a
+// callback query, the long poll, the language choice and PLAYGROUND=off.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { describeStores, startTestApp } from './helpers/app.js';
+import { botCall, result } from './helpers/delivery.js';
+import { applyEvents, createBot, createUsers, sessionToken, type TestUser } from './helpers/factories.js';
+import { pageClient } from './helpers/pages.js';
+
+interface Update {
+  update_id: number;
+  message?: { text: string; kind: string; from: { user_id: string }; mention_users: { user_id: string }[] };
+  callback_query?: { data: string; from: { user_id: string }; message: { message_id: string } };
+}
+
+await describeStores('playground', (t) => {
+  const app = () => t().app;
+  const setUp = async () => {
+    const [dev] = (await createUsers(app(), 1, { name: 'Mia <Chen>' })) as [TestUser];
+    const bot = await createBot(app(), dev.user_id, 'Echo Bot');
+    const client = pageClient(app(), `op_session=${await sessionToken(app(), dev.user_id)}`);
+    return { dev, bot, client };
+  };
+  const updates = async (key: string): Promise<Update[]> =>
+    result(await botCall(app(), 'getUpdates', key), 'getUpdates') as Update[];
+
+  it('answers 401 without a session, on the page and the long poll', async () => {
+    const page = await app().inject({ method: 'GET', url: '/playground/' });
+    assert.equal(page.statusCode, 401);
+    assert.match(page.body, /<h1>Open the playground in the application<\/h1>/);
+    const poll = await app().inject({ method: 'GET', url: '/playground/updates?bot=1&after=0' });
+    assert.equal(poll.statusCode, 401);
+    assert.deepEqual(poll.json(), { error: 'unauthorized', message: 'not signed in' });
+  });
+
+  it('lists the own bots and the assistant; a message reaches the bot and its reply shows with buttons', async () => {
+    const { dev, bot, client } = await setUp();
+    const home = await client.get('/playground/');
+    assert.equal(home.status, 200);
+    assert.match(home.body, /<html lang="en">/);
+    assert.ok(home.body.includes(`href="/playground/?bot=${bot.bot_user_id}"`), 'own bot listed');
+    assert.ok(home.body.includes('Bot Assistant'), 'assistant listed');
+    assert.ok(home.body.includes('Mia &lt;Chen&gt;'), 'name escaped');
+    const csp = String(home.headers['content-security-policy']);
+    assert.match(csp, /script-src 'sha256-[A-Za-z0-9+/=]+'; connect-src 'self'/);
+
+    const chat = await client.get(`/playground/?bot=${bot.bot_user_id}`);
+    assert.equal(chat.status, 200);
+    assert.match(chat.body, /<form class="composer live" method="post" action="\/playground\/send">/);
+    const sent = await client.post('/playground/send', { bot: bot.bot_user_id, text: 'hello <b>bot</b>' });
+    assert.equal(sent.status, 303);
+    assert.equal(sent.headers.location, `/playground/?bot=${bot.bot_user_id}`);
+    const [first] = await updates(bot.api_key);
+    assert.equal(first?.message?.text, 'hello <b>bot</b>');
+    assert.equal(first.message.from.user_id, dev.user_id);
+
+    const keyboard = {
+      inline_keyboard: [
+        [{ text: 'Yes <please>', callback_data: 'yes' }],
+        [{ text: 'Docs', url: 'https://example.com/d' }],
+      ],
+    };
+    result(
+      await botCall(app(), 'sendMessage', bot.api_key, {
+        chat_id: dev.user_id,
+        text: 'Pick <one>',
+        reply_markup: keyboard,
+      }),
+      'sendMessage',
+    );
+    const shown = await client.get(`/playground/?bot=${bot.bot_user_id}`);
+    assert.ok(shown.body.includes('<p class="text">hello &lt;b&gt;bot&lt;/b&gt;</p>'), 'own message escaped');
+    assert.ok(shown.body.includes('<p class="text">Pick &lt;one&gt;</p>'), 'reply escaped');
+    assert.match(shown.body, /<button type="submit" class="secondary">Yes &lt;please&gt;<\/button>/);
+    assert.match(
+      shown.body,
+      /<a href="https:\/\/example.com\/d" rel="noopener noreferrer nofollow" target="_blank">Docs/,
+    );
+    const messageId = /name="message" value="([^"]+)"/.exec(shown.body)?.[1] ?? assert.fail('button form');
+
+    const pressed = await client.post('/playground/press', { bot: bot.bot_user_id, message: messageId, data: 'yes' });
+    assert.equal(pressed.status, 303);
+    assert.equal(pressed.headers.location, `/playground/?bot=${bot.bot_user_id}&done=pressed`);
+    const later = await updates(bot.api_key);
+    const callback = later.find((u) => u.callback_query !== undefined)?.callback_query;
+    assert.equal(callback?.data, 'yes');
+    assert.equal(callback.from.user_id, dev.user_id);
+    assert.equal(callback.message.message_id, messageId);
+  });
+
+  it('answers the live script in JSON and long-polls for new messages', async () => {
+    const { dev, bot, client } = await setUp();
+    await client.get(`/playground/?bot=${bot.bot_user_id}`);
+    const live = await client.post(
+      '/playground/send',
+      { bot: bot.bot_user_id, text: 'live one' },
+      { headers: { 'x-playground-live': '1' } },
+    );
+    assert.equal(live.status, 200);
+    assert.deepEqual(JSON.parse(live.body), { notice: null });
+    const first = await client.get(`/playground/updates?bot=${bot.bot_user_id}&after=0`);
+    assert.equal(first.status, 200);
+    const body = JSON.parse(first.body) as { cursor: number; items: { id: string; html: string }[] };
+    assert.equal(body.items.length, 1);
+    assert.ok(body.items[0]?.html.includes('live one'), 'item html');
+    const waiting = client.get(`/playground/updates?bot=${bot.bot_user_id}&after=${body.cursor}`);
+    result(await botCall(app(), 'sendMessage', bot.api_key, { chat_id: dev.user_id, text: 'pong' }), 'sendMessage');
+    const next = JSON.parse((await waiting).body) as { items: { html: string }[] };
+    assert.ok(
+      next.items.some((i) => i.html.includes('pong')),
+      'the reply arrives through the long poll',
+    );
+  });
+
+  it('refuses a form without its CSRF token, and chats with other bots or groups it is not in', async () => {
+    const { bot, client } = await setUp();
+    const [other] = (await createUsers(app(), 1)) as [TestUser];
+    const foreign = await createBot(app(), other.user_id, 'Not yours');
+    await client.get('/playground/');
+    const forged = await client.post('/playground/send', { bot: bot.bot_user_id, text: 'x' }, { csrf: 'forged' });
+    assert.equal(forged.status, 403);
+    assert.match(forged.body, /This form can&#39;t be accepted/);
+    assert.deepEqual(await updates(bot.api_key), []);
+    assert.equal((await client.get(`/playground/?bot=${foreign.bot_user_id}`)).status, 404);
+    await applyEvents(app(), [
+      {
+        id: `g-${bot.bot_user_id}`,
+        type: 'group.upserted',
+        data: { group_id: `g${bot.bot_user_id}`, name: 'G', invite_url: `https://x.example/${bot.bot_user_id}` },
+      },
+    ]);
+    assert.equal((await client.get(`/playground/?bot=${bot.bot_user_id}&group=g${bot.bot_user_id}`)).status, 404);
+  });
+
+  it('writes in a group both are in, mentioning the bot', async () => {
+    const { dev, bot, client } = await setUp();
+    const group = `g2${bot.bot_user_id}`;
+    await applyEvents(app(), [
+      {
+        id: `${group}-1`,
+        type: 'group.upserted',
+        data: { group_id: group, name: 'Testers', invite_url: `https://x.example/${group}` },
+      },
+      { id: `${group}-2`, type: 'group.member.joined', data: { group_id: group, user_id: dev.user_id } },
+      { id: `${group}-3`, type: 'group.member.joined', data: { group_id: group, user_id: bot.bot_user_id } },
+    ]);
+    const page = await client.get(`/playground/?bot=${bot.bot_user_id}&group=${group}`);
+    assert.equal(page.status, 200);
+    assert.ok(page.body.includes('Testers · Echo Bot'), 'group chat heading');
+    await client.post('/playground/send', { bot: bot.bot_user_id, group, text: 'not for the bot' });
+    await client.post('/playground/send', { bot: bot.bot_user_id, group, text: 'hi bot', mention: bot.bot_user_id });
+    const got = await updates(bot.api_key);
+    assert.deepEqual(
+      got.map((u) => [u.message?.text, u.message?.mention_users.map((m) => m.user_id)]),
+      [['hi bot', [bot.bot_user_id]]],
+    );
+  });
+
+  it('speaks Simplified Chinese when Accept-Language asks for it', async () => {
+    const { client } = await setUp();
+    const zh = await client.get('/playground/', { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.8' });
+    assert.match(zh.body, /<html lang="zh-CN">/);
+    assert.ok(zh.body.includes('<h1>调试台</h1>'), 'Chinese heading');
+    const en = await client.get('/playground/', { 'accept-language': 'fr, en;q=0.5, zh-TW;q=0.9' });
+    assert.match(en.body, /<html lang="en">/);
+  });
+});
+
+it('PLAYGROUND=off: no playground', async () => {
+  const t = await startTestApp('sqlite', { env: { PLAYGROUND: 'off' } });
+  try {
+    const [u] = (await createUsers(t.app, 1)) as [TestUser];
+    const cookie = `op_session=${await sessionToken(t.app, u.user_id)}`;
+    const res = await t.app.inject({ method: 'GET', url: '/playground/', headers: { cookie } });
+    assert.equal(res.statusCode, 404);
+  } finally {
+    await t.close();
+  }
+});
