@@ -10,6 +10,7 @@ import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { SOURCE, type PaymentRequest } from '../payments/service.js';
 import { consentPage, errorPage, openInAppPage, pageHeaders, type Party } from './page.js';
+import { pkceProblem } from './pkce.js';
 import { SCOPES, type AppRef, type Scope } from './service.js';
 
 export const AUTHORIZE_PATH = '/oauth/authorize';
@@ -28,6 +29,8 @@ const REQUEST_FIELDS = [
   'payer_user_id',
   'receiver_user_id',
   'pay_type',
+  'code_challenge',
+  'code_challenge_method',
 ] as const;
 const PAYMENT_FIELDS = ['amount', 'payer_user_id', 'receiver_user_id', 'pay_type', 'pay_info'] as const;
 const SINGLE_FIELDS = new Set<string>([...REQUEST_FIELDS, CSRF_FIELD, 'action']);
@@ -70,6 +73,8 @@ interface AuthorizeRequest {
   /** Present for grant_type onetime_token. */
   payment: PaymentRequest | undefined;
   state: string | undefined;
+  /** PKCE S256 challenge, kept with the code. */
+  codeChallenge: string | undefined;
   /** The request's own parameters, for the form to post back. */
   given: Record<string, string>;
 }
@@ -94,6 +99,8 @@ async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
   }
   if (grant === 'onetime_token' && scope !== 'payment') throw invalid('grant_type onetime_token needs scope payment.');
   if (f.response_type !== undefined && f.response_type !== 'code') throw invalid('response_type must be code.');
+  const pkce = pkceProblem(f.code_challenge, f.code_challenge_method);
+  if (pkce !== undefined) throw invalid(pkce);
   let payment: PaymentRequest | undefined;
   if (grant === 'onetime_token') {
     const missing = PAYMENT_FIELDS.filter((k) => f[k] === undefined);
@@ -111,7 +118,7 @@ async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
     const v = f[k];
     if (v !== undefined) given[k] = v;
   }
-  return { app, redirectUri, scope, payment, state: f.state, given };
+  return { app, redirectUri, scope, payment, state: f.state, codeChallenge: f.code_challenge, given };
 }
 
 /**
@@ -181,7 +188,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
         description:
           'Query: redirect_uri, app_id, scope (moment or payment), grant_type (authorization_code, or onetime_token ' +
           'for a payment), response_type?, state?, pay_info?; for a payment also amount, payer_user_id, ' +
-          'receiver_user_id, pay_type (send or receive). Needs the op_session cookie; errors are pages that never redirect.',
+          'receiver_user_id, pay_type (send or receive); PKCE: code_challenge and code_challenge_method=S256. Needs the op_session cookie; errors are pages that never redirect.',
       },
       config: { checksNul: true },
       onRequest: setPageHeaders,
@@ -263,7 +270,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
             const p = await s.payments.authorize(r.app, userId, r.payment);
             return back({ code: p.code, serial_id: p.serial_id, source: p.source });
           }
-          const code = await s.oauth.issueCode(r.app, userId, r.redirectUri, r.scope);
+          const code = await s.oauth.issueCode(r.app, userId, r.redirectUri, r.scope, r.codeChallenge);
           return back({ code, userId, source: SOURCE });
         }
         default:

@@ -1,4 +1,4 @@
-// Token endpoints of the login flow and the Token-header user endpoints.
+// Token endpoints of the login flow (with revocation, RFC 7009) and the Token-header user endpoints.
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { apiErrors, Envelope, ok } from '../../http/envelope.js';
@@ -6,11 +6,13 @@ import { requestParams } from '../../http/params.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { publicView } from '../users/service.js';
+import { serverMetadataRoute } from './metadata.js';
 import { PublicUser } from '../users/schema.js';
 import {
   AccessTokenParams,
   LoginFailure,
   RefreshTokenParams,
+  RevokeParams,
   TokenFollowersQuery,
   TokenHeaders,
   TokenRecord,
@@ -61,6 +63,27 @@ export function oauthRoutes(app: App, s: Services): void {
       return ok(1, await s.oauth.refresh(p));
     },
   });
+
+  app.post(
+    '/openapi/oauth2/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke a refresh or access token (RFC 7009)',
+        description:
+          'Form or JSON body. Ends the grant the token belongs to: its refresh tokens and every access token issued ' +
+          'from it then fail (-2012, -2015). Answers success for an unknown token too, so no token can be probed.',
+        body: RevokeParams,
+        response: loginResponses(Type.Null()),
+      },
+    },
+    async (request) => {
+      await s.oauth.revoke(request.body);
+      return ok(1, null);
+    },
+  );
+
+  serverMetadataRoute(app, s);
 
   app.post(
     '/openapi/user/info',

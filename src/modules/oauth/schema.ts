@@ -9,6 +9,8 @@ export const AccessTokenParams = Type.Object({
   app_id: Text,
   app_secret: Text,
   user_id: Text,
+  /** PKCE (RFC 7636): required when the authorization request gave a code_challenge. */
+  code_verifier: Type.Optional(Type.String({ maxLength: 512 })),
 });
 
 export const RefreshTokenParams = Type.Object({
@@ -48,4 +50,29 @@ export const UserWithLevel = Type.Object({
   uid: Type.String(),
   level: Type.Integer(),
   level_icon: Type.String(),
+});
+
+/** RFC 7009 section 2.1, with the app's credentials as the token endpoints take them. */
+export const RevokeParams = Type.Object({
+  app_id: Text,
+  app_secret: Text,
+  token: Type.String({ minLength: 1, maxLength: 4096, description: 'An access token or a refresh token' }),
+  token_type_hint: Type.Optional(
+    Type.String({ maxLength: 64, description: 'access_token or refresh_token; other values are ignored' }),
+  ),
+});
+
+/** RFC 8414 section 2: what a client needs to find the endpoints and the supported features. */
+export const ServerMetadata = Type.Object({
+  issuer: Type.String(),
+  authorization_endpoint: Type.String(),
+  token_endpoint: Type.String(),
+  revocation_endpoint: Type.String(),
+  refresh_endpoint: Type.String(),
+  response_types_supported: Type.Array(Type.String()),
+  grant_types_supported: Type.Array(Type.String()),
+  code_challenge_methods_supported: Type.Array(Type.String()),
+  scopes_supported: Type.Array(Type.String()),
+  token_endpoint_auth_methods_supported: Type.Array(Type.String()),
+  revocation_endpoint_auth_methods_supported: Type.Array(Type.String()),
 });

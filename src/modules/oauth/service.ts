@@ -1,6 +1,7 @@
 // OAuth 2.0 authorization-code login: codes (single use, bound to app, user and redirect URI),
 // JWT access tokens, rotating refresh tokens in families (reuse revokes the family), and the
-// checks of Token-header calls. Rules of decisions.md section 5.
+// checks of Token-header calls. Rules of decisions.md section 5; PKCE (RFC 7636) and revocation
+// (RFC 7009) for clients that use them.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { AppError, Errors } from '../../errors.js';
@@ -9,6 +10,7 @@ import { safeEqual, sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
 import { findApp, redirectUris } from '../apps/repo.js';
 import type { AccessTokens } from './jwt.js';
+import { verifierMatches } from './pkce.js';
 import * as repo from './repo.js';
 
 export const SCOPES = ['moment', 'payment'] as const;
@@ -50,8 +52,14 @@ export class OAuthService {
     return (await redirectUris(this.db.k, appId)).includes(redirectUri) ? app : undefined;
   }
 
-  /** After the user allowed: a code for the app's server to exchange. */
-  async issueCode(app: AppRef, userId: string, redirectUri: string, scope: Scope): Promise<string> {
+  /** After the user allowed: a code for the app's server to exchange (with its verifier when `codeChallenge`). */
+  async issueCode(
+    app: AppRef,
+    userId: string,
+    redirectUri: string,
+    scope: Scope,
+    codeChallenge?: string,
+  ): Promise<string> {
     const code = newSecretToken();
     const now = this.clock.now();
     await repo.insertCode(
@@ -64,6 +72,7 @@ export class OAuthService {
         scope,
         family_id: newId('tf'),
         expires_at: now + this.config.authCodeTtlS * 1000,
+        code_challenge: codeChallenge ?? null,
       },
       now,
     );
@@ -95,7 +104,13 @@ export class OAuthService {
     return record;
   }
 
-  async exchangeCode(p: { code: string; app_id: string; app_secret: string; user_id: string }): Promise<TokenRecord> {
+  async exchangeCode(p: {
+    code: string;
+    app_id: string;
+    app_secret: string;
+    user_id: string;
+    code_verifier?: string | undefined;
+  }): Promise<TokenRecord> {
     if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
     const now = this.clock.now();
     const hash = sha256Hex(p.code);
@@ -108,6 +123,8 @@ export class OAuthService {
     }
     if (code.expires_at <= now) throw new AppError(Errors.codeExpired);
     if (code.user_id !== p.user_id) throw new AppError(Errors.loginParamInvalid, 'user_id does not match the code');
+    // Checked before the code is used: a wrong verifier (someone else holding the code) spends nothing.
+    if (!verifierMatches(code.code_challenge, p.code_verifier)) throw new AppError(Errors.codeInvalid);
     const family = { family_id: code.family_id, app_id: code.app_id, user_id: code.user_id, scope: code.scope };
     const won = await this.db.k.transaction().execute(async (tx) => {
       if (!(await repo.useCode(tx, hash, now))) return false;
@@ -141,6 +158,35 @@ export class OAuthService {
       throw new AppError(Errors.refreshFailed);
     }
     return this.issue(family, now);
+  }
+
+  /**
+   * RFC 7009: ends the grant `token` belongs to (a refresh or an access token of this app), so its
+   * refresh tokens and every access token issued from it stop working. An unknown token, or one of
+   * another app, changes nothing and is not told apart (section 2.2).
+   */
+  async revoke(p: { app_id: string; app_secret: string; token: string; token_type_hint?: string | undefined }) {
+    if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
+    const now = this.clock.now();
+    // The hint orders the look-ups only (section 2.1): a wrong one still finds the token.
+    const lookups = [() => this.refreshFamily(p.token), () => this.accessFamily(p.token, now)];
+    if (p.token_type_hint === 'access_token') lookups.reverse();
+    for (const lookup of lookups) {
+      const family = await lookup();
+      if (family === undefined) continue;
+      if (family.app_id === p.app_id) await repo.revokeFamily(this.db.k, family.family_id, now);
+      return;
+    }
+  }
+
+  private async refreshFamily(token: string) {
+    const row = await repo.findRefresh(this.db.k, sha256Hex(token));
+    return row === undefined ? undefined : repo.findFamily(this.db.k, row.family_id);
+  }
+
+  private async accessFamily(token: string, now: number) {
+    const verified = await this.tokens.verify(token, now);
+    return verified.ok ? repo.findFamily(this.db.k, verified.claims.familyId) : undefined;
   }
 
   /** A Token-header call: the token must be live, of a live family, and for `userId`. */

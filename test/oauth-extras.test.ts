@@ -1,0 +1,282 @@
+// OAuth extras for today's clients (issue 18), all additive: PKCE S256 (RFC 7636) through the
+// authorize page and both token-exchange methods, token revocation (RFC 7009) and authorization
+// server metadata (RFC 8414). Clients that use none of it are covered by test/login.test.ts.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { it } from 'node:test';
+import type { InjectOptions } from 'fastify';
+import { adminHeaders, describeStores, FakeClock } from './helpers/app.js';
+import { allow, openAuthorize, pkcePair } from './helpers/authorize.js';
+import { createApp, createUsers, type Creds, type TestUser } from './helpers/factories.js';
+
+const CB = 'https://client.example/cb';
+const BASE = 'https://platform.example';
+const SUCCESS_NULL = { code: 1, data: null, message: 'success', success: true };
+const BAD_CREDENTIALS = { code: 401, data: null, message: 'Bad Request', success: false };
+const failure = (code: number, message: string) => ({ code, data: null, message, success: false });
+const CODE_INVALID = failure(-2011, 'code invalid');
+const TOKEN_INVALID = failure(-2015, 'access token check failed');
+const REFRESH_FAILED = failure(-2012, 'refreshing the access token failed');
+
+interface Tokens {
+  access_token: string;
+  refresh_token: string;
+}
+
+await describeStores(
+  'OAuth extras: PKCE, revocation, metadata',
+  (t) => {
+    let alice: TestUser;
+    let app: Creds;
+    let other: Creds;
+    let cookie: string;
+
+    const send = async (o: InjectOptions) => {
+      const res = await t().app.inject(o);
+      return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
+    };
+    const loginParams = (o: Record<string, string> = {}) => ({
+      app_id: app.app_id,
+      redirect_uri: CB,
+      scope: 'moment',
+      grant_type: 'authorization_code',
+      response_type: 'code',
+      ...o,
+    });
+    const codeOf = async (o: Record<string, string> = {}) => {
+      const code = (await allow(t().app, loginParams(o), cookie)).searchParams.get('code');
+      assert.ok(code !== null, 'the redirect carries a code');
+      return code;
+    };
+    const exchangeParams = (code: string, extra: Record<string, string>, creds = app) => ({
+      grant_type: 'authorization_code',
+      code,
+      app_id: creds.app_id,
+      app_secret: creds.app_secret,
+      user_id: alice.user_id,
+      ...extra,
+    });
+    const exchangeGet = (code: string, extra: Record<string, string> = {}) =>
+      send({
+        method: 'GET',
+        url: `/openapi/oauth2/access_token?${new URLSearchParams(exchangeParams(code, extra)).toString()}`,
+      });
+    const exchangePost = (code: string, extra: Record<string, string> = {}) =>
+      send({
+        method: 'POST',
+        url: '/openapi/oauth2/access_token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(exchangeParams(code, extra)).toString(),
+      });
+    const tokensOf = (r: { status: number; body: Record<string, unknown> }): Tokens => {
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.equal(r.body.code, 1, JSON.stringify(r.body));
+      const data = r.body.data;
+      assert.ok(typeof data === 'object' && data !== null, JSON.stringify(r.body));
+      const { access_token, refresh_token } = data as Record<string, unknown>;
+      assert.ok(typeof access_token === 'string' && typeof refresh_token === 'string', 'both tokens');
+      return { access_token, refresh_token };
+    };
+    const login = async (creds = app) => {
+      const code = await t().services.oauth.issueCode(
+        { app_id: creds.app_id, name: 'test app', owner_user_id: alice.user_id },
+        alice.user_id,
+        CB,
+        'moment',
+      );
+      const r = await send({
+        method: 'POST',
+        url: '/openapi/oauth2/access_token',
+        payload: exchangeParams(code, {}, creds),
+      });
+      return tokensOf(r);
+    };
+    const info = (accessToken: string) =>
+      send({
+        method: 'POST',
+        url: `/openapi/user/info?user_id=${alice.user_id}`,
+        headers: { access_token: accessToken },
+      });
+    const refresh = (refreshToken: string) =>
+      send({
+        method: 'POST',
+        url: '/openapi/oauth2/refresh_token',
+        payload: {
+          grant_type: 'refresh_token',
+          refresh_token: refreshToken,
+          app_id: app.app_id,
+          app_secret: app.app_secret,
+          user_id: alice.user_id,
+        },
+      });
+    const revokeForm = (fields: Record<string, string>, creds = app) =>
+      send({
+        method: 'POST',
+        url: '/openapi/oauth2/revoke',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ app_id: creds.app_id, app_secret: creds.app_secret, ...fields }).toString(),
+      });
+
+    it('sets up a user, two apps and a session', async () => {
+      [alice] = (await createUsers(t().app, 1)) as [TestUser];
+      app = await createApp(t().app, alice.user_id, [CB]);
+      other = await createApp(t().app, alice.user_id, [CB]);
+      const res = await t().app.inject({
+        method: 'POST',
+        url: '/internal/v1/sessions',
+        headers: adminHeaders,
+        payload: { user_id: alice.user_id },
+      });
+      assert.equal(res.statusCode, 200);
+      cookie = res.json<{ cookie: string }>().cookie;
+    });
+
+    // ---- PKCE ----
+
+    it('a code issued with an S256 challenge exchanges with its verifier, by GET and by POST', async () => {
+      for (const exchange of [exchangeGet, exchangePost]) {
+        const { verifier, challenge } = pkcePair();
+        const code = await codeOf({ code_challenge: challenge, code_challenge_method: 'S256' });
+        const tk = tokensOf(await exchange(code, { code_verifier: verifier }));
+        assert.equal((await info(tk.access_token)).body.code, 1);
+      }
+    });
+
+    it('a missing, wrong or malformed verifier fails like an invalid code and spends nothing', async () => {
+      const { verifier, challenge } = pkcePair();
+      const code = await codeOf({ code_challenge: challenge, code_challenge_method: 'S256' });
+      const wrong = pkcePair().verifier;
+      const extras: Record<string, string>[] = [
+        {},
+        { code_verifier: '' },
+        { code_verifier: wrong },
+        { code_verifier: `${verifier}x` },
+      ];
+      for (const extra of extras) {
+        assert.deepEqual(await exchangeGet(code, extra), { status: 200, body: CODE_INVALID }, JSON.stringify(extra));
+        assert.deepEqual(await exchangePost(code, extra), { status: 200, body: CODE_INVALID }, JSON.stringify(extra));
+      }
+      tokensOf(await exchangePost(code, { code_verifier: verifier }));
+      // The code is now used: its own verifier cannot use it again.
+      assert.deepEqual(await exchangeGet(code, { code_verifier: verifier }), { status: 200, body: CODE_INVALID });
+    });
+
+    it('a verifier outside 43-128 unreserved characters fails even when its challenge matches', async () => {
+      const short = 'a'.repeat(42);
+      const bad = `${'a'.repeat(42)}!`;
+      for (const verifier of [short, bad]) {
+        const challenge = createHash('sha256').update(verifier).digest('base64url');
+        const code = await codeOf({ code_challenge: challenge, code_challenge_method: 'S256' });
+        assert.deepEqual(await exchangeGet(code, { code_verifier: verifier }), { status: 200, body: CODE_INVALID });
+      }
+      const longest = 'A1-._~'.repeat(21) + 'xy';
+      assert.equal(longest.length, 128);
+      const challenge = createHash('sha256').update(longest).digest('base64url');
+      tokensOf(
+        await exchangeGet(await codeOf({ code_challenge: challenge, code_challenge_method: 'S256' }), {
+          code_verifier: longest,
+        }),
+      );
+    });
+
+    it('a code issued without a challenge works without a verifier, and refuses one sent anyway', async () => {
+      tokensOf(await exchangeGet(await codeOf()));
+      const code = await codeOf();
+      assert.deepEqual(await exchangeGet(code, { code_verifier: pkcePair().verifier }), {
+        status: 200,
+        body: CODE_INVALID,
+      });
+      tokensOf(await exchangeGet(code));
+    });
+
+    it('the page refuses plain, a missing method, a method alone and a malformed challenge', async () => {
+      const { challenge } = pkcePair();
+      const cases: [Record<string, string>, RegExp][] = [
+        [{ code_challenge: challenge, code_challenge_method: 'plain' }, /code_challenge_method must be S256/],
+        [{ code_challenge: challenge }, /code_challenge_method must be S256/],
+        [{ code_challenge_method: 'S256' }, /code_challenge_method needs code_challenge/],
+        [{ code_challenge: `${challenge}=`, code_challenge_method: 'S256' }, /code_challenge must be 43 characters/],
+      ];
+      for (const [params, problem] of cases) {
+        const page = await openAuthorize(t().app, loginParams(params), cookie);
+        assert.equal(page.status, 400, JSON.stringify(params));
+        assert.match(page.body, problem);
+        assert.doesNotMatch(page.body, /<form/);
+      }
+    });
+
+    // ---- Revocation ----
+
+    it('revoking a refresh token ends its family: the refresh and the access tokens from it fail', async () => {
+      const first = await login();
+      const second = tokensOf(await refresh(first.refresh_token));
+      assert.deepEqual(await revokeForm({ token: second.refresh_token, token_type_hint: 'refresh_token' }), {
+        status: 200,
+        body: SUCCESS_NULL,
+      });
+      assert.deepEqual(await refresh(second.refresh_token), { status: 200, body: REFRESH_FAILED });
+      for (const access of [first.access_token, second.access_token]) {
+        assert.deepEqual(await info(access), { status: 200, body: TOKEN_INVALID });
+      }
+    });
+
+    it('revoking an access token (JSON body, any hint) makes it fail Token-header calls with -2015', async () => {
+      for (const hint of [undefined, 'access_token', 'refresh_token', 'something_else']) {
+        const tk = await login();
+        assert.equal((await info(tk.access_token)).body.code, 1);
+        const r = await send({
+          method: 'POST',
+          url: '/openapi/oauth2/revoke',
+          payload: {
+            app_id: app.app_id,
+            app_secret: app.app_secret,
+            token: tk.access_token,
+            ...(hint !== undefined ? { token_type_hint: hint } : {}),
+          },
+        });
+        assert.deepEqual(r, { status: 200, body: SUCCESS_NULL }, String(hint));
+        assert.deepEqual(await info(tk.access_token), { status: 200, body: TOKEN_INVALID }, String(hint));
+      }
+    });
+
+    it("an unknown token or another app's token answers 200 and changes nothing", async () => {
+      assert.deepEqual(await revokeForm({ token: 'no-such-token' }), { status: 200, body: SUCCESS_NULL });
+      const theirs = await login(other);
+      for (const token of [theirs.access_token, theirs.refresh_token]) {
+        assert.deepEqual(await revokeForm({ token }), { status: 200, body: SUCCESS_NULL });
+      }
+      assert.equal((await info(theirs.access_token)).body.code, 1, "the other app's token still works");
+    });
+
+    it('wrong app credentials are refused as on the token endpoints, and revoke nothing', async () => {
+      const tk = await login();
+      assert.deepEqual(await revokeForm({ token: tk.refresh_token }, { ...app, app_secret: 'wrong-secret' }), {
+        status: 401,
+        body: BAD_CREDENTIALS,
+      });
+      assert.equal((await info(tk.access_token)).body.code, 1, 'the token still works');
+    });
+
+    // ---- Metadata ----
+
+    it('authorization server metadata names the endpoints, S256 and the scopes', async () => {
+      const res = await t().app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+      assert.equal(res.statusCode, 200);
+      assert.match(String(res.headers['content-type']), /^application\/json/);
+      assert.deepEqual(res.json(), {
+        issuer: BASE,
+        authorization_endpoint: `${BASE}/oauth/authorize`,
+        token_endpoint: `${BASE}/openapi/oauth2/access_token`,
+        revocation_endpoint: `${BASE}/openapi/oauth2/revoke`,
+        refresh_endpoint: `${BASE}/openapi/oauth2/refresh_token`,
+        response_types_supported: ['code'],
+        grant_types_supported: ['authorization_code', 'refresh_token'],
+        code_challenge_methods_supported: ['S256'],
+        scopes_supported: ['moment', 'payment'],
+        token_endpoint_auth_methods_supported: ['client_secret_post'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_post'],
+      });
+    });
+  },
+  () => ({ env: { PUBLIC_URL: BASE }, clock: new FakeClock() }),
+);
