@@ -1,0 +1,56 @@
+// The operator token generated on a store's first start is shown only on a terminal: the real
+// server with stdout piped (as under a service manager or `> log`) keeps it out of stdout and says
+// on stderr, in one line, how to set one's own.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, it } from 'node:test';
+import { ADMIN_TOKEN_HIDDEN, announceAdminToken } from '../src/modules/admin/announce.js';
+import { freePort, startServer, until } from './helpers/process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'admin-token-test-'));
+after(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const collector = (isTTY: boolean) => {
+  let text = '';
+  return {
+    isTTY,
+    write: (s: string) => (text += s),
+    text: () => text,
+  };
+};
+
+it('on a terminal the generated token is shown on stdout, once, and nothing goes to stderr', () => {
+  const out = collector(true);
+  const err = collector(false);
+  announceAdminToken(out, err, 'tok_0123456789abcdef');
+  assert.equal(out.text(), '\nADMIN_TOKEN (shown once; set ADMIN_TOKEN to choose your own): tok_0123456789abcdef\n\n');
+  assert.equal(err.text(), '');
+});
+
+it('the real server with stdout piped: no token on stdout, one line on stderr', { timeout: 180_000 }, async () => {
+  const port = await freePort();
+  const server = startServer({
+    DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
+    KEY_FILE: join(dir, 'encryption.key'),
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+  });
+  try {
+    await until(async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      } catch {
+        return false;
+      }
+    }, 'the server to answer /healthz');
+    assert.doesNotMatch(server.stdout(), /ADMIN_TOKEN|shown once/);
+    assert.equal(server.stderr(), ADMIN_TOKEN_HIDDEN);
+  } finally {
+    await server.proc.stop();
+  }
+});
