@@ -7,15 +7,14 @@ import { announceDemo, showsCredentials } from './demo/announce.js';
 import { ensureDemo } from './demo/demo.js';
 import { demoSignIn } from './demo/sign-in.js';
 import { redactingLogOptions } from './http/redact.js';
+import { announceAdminToken } from './modules/admin/announce.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const booted = await boot(config);
   const { services } = booted;
   if (booted.adminToken.generated !== undefined) {
-    process.stdout.write(
-      `\nADMIN_TOKEN (shown once; set ADMIN_TOKEN to choose your own): ${booted.adminToken.generated}\n\n`,
-    );
+    announceAdminToken(process.stdout, process.stderr, booted.adminToken.generated);
   }
   const demo = process.argv.includes('--demo') ? await ensureDemo(services) : undefined;
   let signIn: string | undefined;
