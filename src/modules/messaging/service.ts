@@ -268,6 +268,11 @@ export class MessagingService {
 
   /** Replaces the text (and keyboard) of one of the bot's own messages. */
   async edit(sender: Credential, chat: ChatRef, messageId: string, c: Content): Promise<MessageView> {
+    return messageView(this.db.k, await this.editRow(sender, chat, messageId, c));
+  }
+
+  /** The edit itself; answers the stored row, for each surface to present. */
+  async editRow(sender: Credential, chat: ChatRef, messageId: string, c: Content): Promise<repo.OutboxRow> {
     const from = senderOf(sender);
     const markup = parseRich(c);
     return this.db.k.transaction().execute(async (tx) => {
@@ -288,7 +293,7 @@ export class MessagingService {
       });
       const stored = await repo.findOutbox(tx, messageId);
       if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
-      return messageView(tx, stored);
+      return stored;
     });
   }
 

@@ -1,0 +1,47 @@
+// One Telegram method: its parameter and result schemas (for validation and the OpenAPI document)
+// and what it does. The methods of a group live in methods/*.ts; routes.ts serves them all.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { compileCoercing, describeValidation } from '../../http/validation.js';
+import type { Services } from '../../services.js';
+import type { Credential } from '../auth/credentials.js';
+import { badRequest } from './errors.js';
+
+export interface MethodCall {
+  s: Services;
+  credential: Credential;
+  /** The bot's platform id and its Telegram number. */
+  botId: string;
+  botNumber: number;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+export interface TelegramMethod {
+  name: string;
+  summary: string;
+  params: TSchema;
+  result: TSchema;
+  /** Checks the merged parameters (coercing form text to the schema's types) and runs the method. */
+  call(call: MethodCall, params: Record<string, unknown>): Promise<unknown>;
+}
+
+export function method<P extends TSchema, R extends TSchema>(m: {
+  name: string;
+  summary: string;
+  params: P;
+  result: R;
+  run(call: MethodCall, params: Static<P>): Promise<Static<R>>;
+}): TelegramMethod {
+  const validate = compileCoercing(m.params);
+  return {
+    name: m.name,
+    summary: m.summary,
+    params: m.params,
+    result: m.result,
+    call: (call, params) => {
+      if (!validate(params)) throw badRequest(describeValidation('', validate.errors ?? []).replace(/^\./, ''));
+      return m.run(call, params);
+    },
+  };
+}

@@ -1,0 +1,239 @@
+// sendMessage, sendPhoto, editMessageText, editMessageReplyMarkup, sendChatAction: the messaging
+// core's send and edit (its rules, limits and idempotency), presented as Telegram Messages.
+import { Type } from 'typebox';
+import { parseKeyboard, type InlineKeyboard } from '../../messaging/keyboard.js';
+import { isHttpsUrl, parseMarkup, renderMarkup } from '../../messaging/markup.js';
+import { findOutbox, type OutboxRow } from '../../messaging/repo.js';
+import { botContent } from '../../messaging/richtext/parse-mode.js';
+import type { ChatRef, Content } from '../../messaging/service.js';
+import { IdParam, resolveChat, resolveMessage } from '../chats.js';
+import { markupOfEntities, type MessageEntity } from '../entities.js';
+import { badRequest } from '../errors.js';
+import { method, type MethodCall } from '../method.js';
+import { Directory, factsOfRow } from '../presenter.js';
+import { MessageSchema } from '../schema.js';
+
+const Text = Type.String({ minLength: 1, maxLength: 5000 });
+const ParseMode = Type.Optional(Type.String({ description: 'HTML, MarkdownV2 or Markdown' }));
+const Entities = Type.Optional(
+  Type.Array(
+    Type.Object(
+      {
+        type: Type.String(),
+        offset: Type.Integer({ minimum: 0 }),
+        length: Type.Integer({ minimum: 0 }),
+        url: Type.Optional(Type.String()),
+      },
+      { additionalProperties: true },
+    ),
+    { maxItems: 1000 },
+  ),
+);
+const ReplyMarkup = Type.Optional(
+  Type.Unknown({ description: 'InlineKeyboardMarkup {"inline_keyboard": [[{text, url|callback_data|login_url}]]}' }),
+);
+/** Accepted and ignored, as telegram-api.md lists them. */
+const Ignored = {
+  reply_parameters: Type.Optional(Type.Unknown()),
+  link_preview_options: Type.Optional(Type.Unknown()),
+  disable_web_page_preview: Type.Optional(Type.Unknown()),
+  disable_notification: Type.Optional(Type.Unknown()),
+  protect_content: Type.Optional(Type.Unknown()),
+  message_thread_id: Type.Optional(Type.Unknown()),
+  allow_sending_without_reply: Type.Optional(Type.Unknown()),
+  reply_to_message_id: Type.Optional(Type.Unknown()),
+  business_connection_id: Type.Optional(Type.Unknown()),
+  message_effect_id: Type.Optional(Type.Unknown()),
+};
+
+/** Only an inline keyboard is kept; reply keyboards and the like are accepted and ignored. */
+function keyboardOf(replyMarkup: unknown): InlineKeyboard | null {
+  const isInline = typeof replyMarkup === 'object' && replyMarkup !== null && 'inline_keyboard' in replyMarkup;
+  if (!isInline) return null;
+  const parsed = parseKeyboard(replyMarkup);
+  if (!parsed.ok) throw badRequest(parsed.error);
+  return parsed.keyboard;
+}
+
+/** Telegram's parse_mode (none: plain text), or explicit entities, as the core's content. */
+function contentOf(
+  text: string,
+  p: { parse_mode?: string | undefined; entities?: MessageEntity[] | undefined },
+  keyboard: InlineKeyboard | null,
+): Content {
+  if (p.parse_mode !== undefined && p.parse_mode !== '') {
+    if (!['html', 'markdown', 'markdownv2'].includes(p.parse_mode.toLowerCase())) {
+      throw badRequest(`unsupported parse_mode ${p.parse_mode}`);
+    }
+    return botContent(p.parse_mode, text, keyboard);
+  }
+  const rich = markupOfEntities(text, p.entities ?? []);
+  return rich === undefined ? botContent('text', text, keyboard) : botContent('richtext', rich, keyboard);
+}
+
+async function present(call: MethodCall, row: Omit<OutboxRow, 'seq'>) {
+  const facts = factsOfRow(row);
+  return (await Directory.forFacts(call.s.db.k, [facts])).message(facts);
+}
+
+async function send(call: MethodCall, chat: ChatRef, content: Content) {
+  const key = call.request.headers['idempotency-key'];
+  const sent = await call.s.messaging.send(call.credential, {
+    ...content,
+    chat,
+    mentionUserIds: [],
+    idempotencyKey: typeof key === 'string' ? key : undefined,
+  });
+  if (sent.replayed) void call.reply.header('idempotent-replayed', 'true');
+  return present(call, sent.row);
+}
+
+const SendMessageParams = Type.Object({
+  chat_id: IdParam,
+  text: Text,
+  parse_mode: ParseMode,
+  entities: Entities,
+  reply_markup: ReplyMarkup,
+  ...Ignored,
+});
+
+const SendPhotoParams = Type.Object({
+  chat_id: IdParam,
+  photo: Type.Unknown({ description: 'the https URL of the photo (uploads are not accepted)' }),
+  caption: Type.Optional(Type.String({ maxLength: 1024 })),
+  parse_mode: ParseMode,
+  caption_entities: Entities,
+  reply_markup: ReplyMarkup,
+  has_spoiler: Type.Optional(Type.Unknown()),
+  show_caption_above_media: Type.Optional(Type.Unknown()),
+  ...Ignored,
+});
+
+const EditTarget = {
+  chat_id: Type.Optional(IdParam),
+  message_id: Type.Optional(IdParam),
+  inline_message_id: Type.Optional(Type.String()),
+};
+
+/** The edited message: chat_id and message_id; inline messages do not exist here. */
+async function target(
+  call: MethodCall,
+  p: { chat_id?: number | string; message_id?: number | string; inline_message_id?: string },
+) {
+  if (p.inline_message_id !== undefined) throw badRequest('inline messages are not supported');
+  if (p.chat_id === undefined) throw badRequest('chat_id: required');
+  if (p.message_id === undefined) throw badRequest('message_id: required');
+  return { chat: await resolveChat(call.s, p.chat_id), messageId: await resolveMessage(call.s, p.message_id) };
+}
+
+/** A photo message: the image above its caption, as rich text (the Lv.2 image rule applies in the core). */
+function photoContent(
+  url: string,
+  p: { caption?: string | undefined; parse_mode?: string | undefined; caption_entities?: MessageEntity[] | undefined },
+  keyboard: InlineKeyboard | null,
+): Content {
+  const caption =
+    p.caption === undefined || p.caption === ''
+      ? undefined
+      : contentOf(p.caption, { parse_mode: p.parse_mode, entities: p.caption_entities }, keyboard);
+  const parsed = caption?.rich === true ? parseMarkup(caption.content) : undefined;
+  const captionSegments =
+    parsed?.ok === true
+      ? parsed.markup.segments
+      : caption === undefined
+        ? []
+        : [{ kind: 'text' as const, text: caption.content }];
+  const content = renderMarkup({
+    segments: [
+      { kind: 'img', src: url, position: 'head', rawPosition: null, href: null, height: null, width: null },
+      ...captionSegments,
+    ],
+  });
+  return { objectName: 'richtext', rich: true, title: null, content, replyMarkup: keyboard };
+}
+
+export const messageMethods = [
+  method({
+    name: 'sendMessage',
+    summary: 'Send a text message (parse_mode HTML, MarkdownV2 or Markdown, or entities) with an inline keyboard',
+    params: SendMessageParams,
+    result: MessageSchema,
+    run: async (call, p) => {
+      const chat = await resolveChat(call.s, p.chat_id);
+      return send(call, chat, contentOf(p.text, p, keyboardOf(p.reply_markup)));
+    },
+  }),
+  method({
+    name: 'sendPhoto',
+    summary: 'Send a photo given as an https URL, with a caption',
+    params: SendPhotoParams,
+    result: MessageSchema,
+    run: async (call, p) => {
+      if (typeof p.photo !== 'string') {
+        throw badRequest('uploading files is not supported; send the photo as an https URL');
+      }
+      if (!isHttpsUrl(p.photo)) throw badRequest('photo: must be an https URL (uploads are not supported)');
+      const chat = await resolveChat(call.s, p.chat_id);
+      return send(call, chat, photoContent(p.photo, p, keyboardOf(p.reply_markup)));
+    },
+  }),
+  method({
+    name: 'editMessageText',
+    summary: "Replace the text (and keyboard) of one of the bot's own messages",
+    params: Type.Object({
+      ...EditTarget,
+      text: Text,
+      parse_mode: ParseMode,
+      entities: Entities,
+      reply_markup: ReplyMarkup,
+      link_preview_options: Type.Optional(Type.Unknown()),
+      business_connection_id: Type.Optional(Type.Unknown()),
+    }),
+    result: MessageSchema,
+    run: async (call, p) => {
+      const { chat, messageId } = await target(call, p);
+      const keyboard = keyboardOf(p.reply_markup);
+      const row = await call.s.messaging.editRow(call.credential, chat, messageId, contentOf(p.text, p, keyboard));
+      return present(call, row);
+    },
+  }),
+  method({
+    name: 'editMessageReplyMarkup',
+    summary: "Replace the inline keyboard of one of the bot's own messages",
+    params: Type.Object({
+      ...EditTarget,
+      reply_markup: ReplyMarkup,
+      business_connection_id: Type.Optional(Type.Unknown()),
+    }),
+    result: MessageSchema,
+    run: async (call, p) => {
+      const { chat, messageId } = await target(call, p);
+      const current = await findOutbox(call.s.db.k, messageId);
+      if (current === undefined) throw badRequest('message to edit not found');
+      const keyboard = keyboardOf(p.reply_markup);
+      const row = await call.s.messaging.editRow(call.credential, chat, messageId, {
+        objectName: current.object_name,
+        rich: current.normalized !== null,
+        title: current.title,
+        content: current.content,
+        replyMarkup: keyboard,
+      });
+      return present(call, row);
+    },
+  }),
+  method({
+    name: 'sendChatAction',
+    summary: 'Accepted; nothing is shown',
+    params: Type.Object({
+      chat_id: IdParam,
+      action: Type.String(),
+      message_thread_id: Type.Optional(Type.Unknown()),
+      business_connection_id: Type.Optional(Type.Unknown()),
+    }),
+    result: Type.Literal(true),
+    run: async (call, p) => {
+      await resolveChat(call.s, p.chat_id);
+      return true as const;
+    },
+  }),
+];

@@ -1,0 +1,129 @@
+// The Telegram surface's reads and its own state (commands, allowed_updates). Numbers are read by
+// the platform's ids in batches: a presentation costs one query per kind of object.
+import type { Kysely } from 'kysely';
+import type { DB } from '../../db/types.js';
+
+export const usersByIds = (tx: Kysely<DB>, ids: readonly string[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : tx
+        .selectFrom('users')
+        .select(['user_id', 'telegram_id', 'name', 'is_bot'])
+        .where('user_id', 'in', [...new Set(ids)])
+        .execute();
+
+export const groupsByIds = (tx: Kysely<DB>, ids: readonly string[]) =>
+  ids.length === 0
+    ? Promise.resolve([])
+    : tx
+        .selectFrom('groups')
+        .select(['group_id', 'telegram_id', 'name', 'owner_id'])
+        .where('group_id', 'in', [...new Set(ids)])
+        .execute();
+
+/** Telegram message ids of users' and bots' messages, by the platform's message ids. */
+export async function messageNumbers(tx: Kysely<DB>, ids: readonly string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const unique = [...new Set(ids)];
+  const rows = await tx
+    .selectFrom('outbox_messages')
+    .select(['message_id', 'telegram_message_id'])
+    .where('message_id', 'in', unique)
+    .unionAll(
+      tx.selectFrom('chat_messages').select(['message_id', 'telegram_message_id']).where('message_id', 'in', unique),
+    )
+    .execute();
+  return new Map(rows.map((r) => [r.message_id, r.telegram_message_id]));
+}
+
+export const userIdByNumber = async (tx: Kysely<DB>, n: number) =>
+  (await tx.selectFrom('users').select('user_id').where('telegram_id', '=', n).executeTakeFirst())?.user_id;
+
+export const groupIdByNumber = async (tx: Kysely<DB>, n: number) =>
+  (await tx.selectFrom('groups').select('group_id').where('telegram_id', '=', n).executeTakeFirst())?.group_id;
+
+export const outboxIdByNumber = async (tx: Kysely<DB>, n: number) =>
+  (await tx.selectFrom('outbox_messages').select('message_id').where('telegram_message_id', '=', n).executeTakeFirst())
+    ?.message_id;
+
+export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
+  (await tx.selectFrom('users').select('telegram_id').where('user_id', '=', userId).executeTakeFirst())?.telegram_id;
+
+export const roleOf = async (tx: Kysely<DB>, groupId: string, userId: string) =>
+  (
+    await tx
+      .selectFrom('group_members')
+      .select('role')
+      .where('group_id', '=', groupId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+  )?.role;
+
+export const memberCount = async (tx: Kysely<DB>, groupId: string): Promise<number> =>
+  (
+    await tx
+      .selectFrom('group_members')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('group_id', '=', groupId)
+      .executeTakeFirstOrThrow()
+  ).n;
+
+/** The oldest update id among the last `count` pending ones of a bot, if any are pending. */
+export const lastPendingFrom = async (tx: Kysely<DB>, botUserId: string, count: number) => {
+  const rows = await tx
+    .selectFrom('updates')
+    .select('update_id')
+    .where('bot_user_id', '=', botUserId)
+    .orderBy('update_id', 'desc')
+    .limit(count)
+    .execute();
+  return rows.at(-1)?.update_id;
+};
+
+export const lastUpdateId = async (tx: Kysely<DB>, botUserId: string) =>
+  (await tx.selectFrom('bots').select('last_update_id').where('bot_user_id', '=', botUserId).executeTakeFirst())
+    ?.last_update_id ?? 0;
+
+export const allowedUpdates = async (tx: Kysely<DB>, botUserId: string) =>
+  (await tx.selectFrom('bots').select('allowed_updates').where('bot_user_id', '=', botUserId).executeTakeFirst())
+    ?.allowed_updates ?? null;
+
+export async function setAllowedUpdates(tx: Kysely<DB>, botUserId: string, json: string | null): Promise<void> {
+  await tx.updateTable('bots').set({ allowed_updates: json }).where('bot_user_id', '=', botUserId).execute();
+}
+
+export interface CommandsKey {
+  botUserId: string;
+  scope: string;
+  languageCode: string;
+}
+
+export async function setCommands(tx: Kysely<DB>, k: CommandsKey, commands: string, now: number): Promise<void> {
+  await tx
+    .insertInto('bot_commands')
+    .values({ bot_user_id: k.botUserId, scope: k.scope, language_code: k.languageCode, commands, updated_at: now })
+    .onConflict((oc) =>
+      oc.columns(['bot_user_id', 'scope', 'language_code']).doUpdateSet({ commands, updated_at: now }),
+    )
+    .execute();
+}
+
+export const commandsOf = async (tx: Kysely<DB>, k: CommandsKey) =>
+  (
+    await tx
+      .selectFrom('bot_commands')
+      .select('commands')
+      .where('bot_user_id', '=', k.botUserId)
+      .where('scope', '=', k.scope)
+      .where('language_code', '=', k.languageCode)
+      .executeTakeFirst()
+  )?.commands;
+
+export async function deleteCommands(tx: Kysely<DB>, k: CommandsKey): Promise<void> {
+  await tx
+    .deleteFrom('bot_commands')
+    .where('bot_user_id', '=', k.botUserId)
+    .where('scope', '=', k.scope)
+    .where('language_code', '=', k.languageCode)
+    .execute();
+}

@@ -1,0 +1,146 @@
+// The Telegram-compatible bot API (telegram-api.md): {base_url}/telegram/bot<token>/<method>, GET
+// or POST, parameters from the query string, JSON, a form or multipart/form-data. Parses and
+// authenticates, then runs the method over the platform's core; answers {ok, result} or Telegram's
+// error envelope with the HTTP status equal to error_code.
+import multipart from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { Type } from 'typebox';
+import { AppError, Errors } from '../../errors.js';
+import type { App } from '../../http/types.js';
+import { hasNul, MAX_DEPTH, tooDeep } from '../../lib/nul.js';
+import type { Services } from '../../services.js';
+import { badRequest, telegramErrorHandler } from './errors.js';
+import type { TelegramMethod } from './method.js';
+import { botMethods } from './methods/bot.js';
+import { chatMethods } from './methods/chats.js';
+import { commandMethods } from './methods/commands.js';
+import { messageMethods } from './methods/messages.js';
+import { updateMethods } from './methods/updates.js';
+import * as repo from './repo.js';
+import { Failure, Success } from './schema.js';
+
+export const TELEGRAM_METHODS: readonly TelegramMethod[] = [
+  ...botMethods,
+  ...messageMethods,
+  ...updateMethods,
+  ...chatMethods,
+  ...commandMethods,
+];
+const BY_NAME = new Map(TELEGRAM_METHODS.map((m) => [m.name.toLowerCase(), m]));
+
+/** Parameters that carry JSON when they arrive as text (in a form or the query string). */
+const STRUCTURED = new Set([
+  'reply_markup',
+  'entities',
+  'caption_entities',
+  'allowed_updates',
+  'commands',
+  'scope',
+  'reply_parameters',
+  'link_preview_options',
+]);
+const TOKEN = /^bot(\d{1,16}):(.{1,128})$/;
+const tags = ['Telegram Bot API'];
+const TokenParam = Type.String({ description: 'bot<bot id>:<App Key>, the bot\'s "Telegram token"' });
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function structured(key: string, value: unknown): unknown {
+  if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw badRequest(`can't parse ${key} JSON object`);
+  }
+  if (tooDeep(parsed)) throw badRequest(`${key} nests deeper than ${MAX_DEPTH} levels`);
+  return parsed;
+}
+
+/** Query and body merged (the body wins); JSON text of structured fields decoded; files kept as Buffers. */
+function paramsOf(request: FastifyRequest): Record<string, unknown> {
+  const merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const part of [request.query, request.body]) {
+    if (!isRecord(part)) continue;
+    for (const [key, value] of Object.entries(part)) {
+      if (hasNul(Buffer.isBuffer(value) ? '' : value)) throw badRequest(`${key}: text must not contain U+0000`);
+      merged[key] = structured(key, value);
+    }
+  }
+  return merged;
+}
+
+export async function telegramRoutes(app: App, s: Services): Promise<void> {
+  // Bot numbers never change: a bot's is read once.
+  const numbers = new LRUCache<string, number>({ max: 10_000 });
+
+  async function authenticate(token: string) {
+    const m = TOKEN.exec(token);
+    const credential = m === null ? undefined : await s.credentials.byApiKey(m[2] ?? '');
+    const botId = credential?.botUserId ?? null;
+    if (m === null || credential === undefined || botId === null) throw new AppError(Errors.apiKeyUnavailable);
+    let botNumber = numbers.get(botId);
+    if (botNumber === undefined) {
+      botNumber = await repo.telegramIdOf(s.db.k, botId);
+      if (botNumber !== undefined) numbers.set(botId, botNumber);
+    }
+    if (botNumber === undefined || String(botNumber) !== m[1]) throw new AppError(Errors.apiKeyUnavailable);
+    return { credential, botId, botNumber };
+  }
+
+  async function run(m: TelegramMethod | undefined, token: string, request: FastifyRequest, reply: FastifyReply) {
+    const auth = await authenticate(token);
+    if (m === undefined) throw new AppError(Errors.routeNotFound);
+    const result = await m.call({ s, ...auth, request, reply }, paramsOf(request));
+    return { ok: true as const, result };
+  }
+
+  await app.register(
+    async (tg: App) => {
+      tg.setErrorHandler(telegramErrorHandler);
+      tg.setNotFoundHandler((request, reply) =>
+        telegramErrorHandler(new AppError(Errors.routeNotFound), request, reply),
+      );
+      await tg.register(multipart, {
+        attachFieldsToBody: 'keyValues',
+        limits: { fileSize: 65_536, files: 1, fields: 100 },
+      });
+      const Params = Type.Object({ token: TokenParam });
+      for (const m of TELEGRAM_METHODS) {
+        tg.route({
+          method: ['GET', 'POST'],
+          url: `/:token/${m.name}`,
+          config: { checksNul: true },
+          schema: {
+            tags,
+            summary: m.summary,
+            description:
+              'Parameters in the query string, a JSON body, a form or multipart/form-data (structured values as JSON text). Method names are case-insensitive.',
+            params: Params,
+            response: {
+              200: Success(m.result),
+              400: Failure,
+              401: Failure,
+              403: Failure,
+              404: Failure,
+              409: Failure,
+              429: Failure,
+            },
+          },
+          handler: (request, reply) => run(m, request.params.token, request, reply),
+        });
+      }
+      // Any other spelling of a method name (they are case-insensitive), and unknown methods (404).
+      tg.route({
+        method: ['GET', 'POST'],
+        url: '/:token/:method',
+        config: { checksNul: true },
+        schema: { hide: true, params: Type.Object({ token: TokenParam, method: Type.String() }) },
+        handler: (request, reply) =>
+          run(BY_NAME.get(request.params.method.toLowerCase()), request.params.token, request, reply),
+      });
+    },
+    { prefix: '/telegram' },
+  );
+}

@@ -1,0 +1,294 @@
+// The Telegram-compatible bot API (telegram-api.md) driven by grammY, the Telegram client library:
+// messages in through operator events, replies out (checked in the outbox), keyboards, callbacks,
+// edits, chats, commands, errors as GrammyError, long polling with bot.start().
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { it } from 'node:test';
+import { Bot, GrammyError } from 'grammy';
+import { adminHeaders, describeStores } from './helpers/app.js';
+import { applyEvents, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
+import { newBot, say } from './helpers/delivery.js';
+import * as telegram from '../src/modules/telegram/repo.js';
+
+interface OutboxItem {
+  id: string;
+  chat_type: string;
+  to_user_id?: string;
+  group_id?: string;
+  from_user_id: string;
+  object_name: string;
+  content: string;
+}
+
+const failure = async (call: Promise<unknown>): Promise<GrammyError> => {
+  try {
+    await call;
+  } catch (e) {
+    assert.ok(e instanceof GrammyError, `expected a GrammyError, got ${String(e)}`);
+    return e;
+  }
+  assert.fail('the call succeeded');
+};
+
+await describeStores('Telegram bot API through grammY', (t) => {
+  let apiRoot = '';
+  let alice: TestUser;
+  let bob: TestUser;
+  let creds: BotCreds;
+  let bot: Bot;
+  let token = '';
+  const group = uid('g');
+
+  const number = async (userId: string) => {
+    const n = await telegram.telegramIdOf(t().services.db.k, userId);
+    assert.ok(n !== undefined, `no number for ${userId}`);
+    return n;
+  };
+  const groupNumber = async () => {
+    const [g] = await telegram.groupsByIds(t().services.db.k, [group]);
+    assert.ok(g !== undefined, 'group numbered');
+    return g.telegram_id;
+  };
+  const outbox = async (): Promise<OutboxItem[]> => {
+    const r = await t().app.inject({ method: 'GET', url: '/internal/v1/messages?limit=100', headers: adminHeaders });
+    assert.equal(r.statusCode, 200, r.body);
+    return r.json<{ messages: OutboxItem[] }>().messages;
+  };
+
+  it('starts listening and builds users, a group and a bot', async () => {
+    await t().app.listen({ host: '127.0.0.1', port: 0 });
+    apiRoot = `http://127.0.0.1:${(t().app.server.address() as AddressInfo).port}/telegram`;
+    [alice, bob] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+    creds = await newBot(t().app, 'grammy bot');
+    token = `${await number(creds.bot_user_id)}:${creds.api_key}`;
+    bot = new Bot(token, { client: { apiRoot } });
+    await applyEvents(t().app, [
+      {
+        type: 'group.upserted',
+        data: {
+          group_id: group,
+          name: 'Telegram testers',
+          invite_url: `https://chat.example/${group}`,
+          owner_id: alice.user_id,
+        },
+      },
+      ...[alice.user_id, creds.bot_user_id].map((user_id) => ({
+        type: 'group.member.joined',
+        data: { group_id: group, user_id },
+      })),
+    ]);
+  });
+
+  it('getMe: the bot as a Telegram User with a bot<id> username', async () => {
+    const id = await number(creds.bot_user_id);
+    assert.ok(id > 0, 'positive id');
+    assert.deepEqual(await bot.api.getMe(), {
+      id,
+      is_bot: true,
+      first_name: 'grammy bot',
+      username: `bot${id}`,
+      can_join_groups: true,
+      can_read_all_group_messages: false,
+      supports_inline_queries: false,
+    });
+  });
+
+  it('a private message comes in by getUpdates; the reply goes out to the outbox', async () => {
+    const said = await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: '/start hello' });
+    const updates = await bot.api.getUpdates({ timeout: 0 });
+    assert.equal(updates.length, 1, JSON.stringify(updates));
+    const u = updates[0];
+    const m = u?.message;
+    assert.ok(u !== undefined && m !== undefined, 'a message update');
+    const aliceId = await number(alice.user_id);
+    assert.equal(u.update_id, 1);
+    assert.deepEqual(m.from, { id: aliceId, is_bot: false, first_name: alice.name });
+    assert.deepEqual(m.chat, { id: aliceId, type: 'private', first_name: alice.name });
+    assert.equal(m.text, '/start hello');
+    assert.deepEqual(m.entities, [{ type: 'bot_command', offset: 0, length: 6 }]);
+    assert.equal(typeof m.message_id, 'number', said.message_id);
+    // Without an offset nothing is confirmed (Telegram's semantics).
+    assert.equal((await bot.api.getUpdates()).length, 1, 'still pending');
+    assert.deepEqual(await bot.api.getUpdates({ offset: 2 }), [], 'confirmed by offset');
+
+    const sent = await bot.api.sendMessage(aliceId, 'hi <b>there</b> <a href="https://x.example/">link</a>', {
+      parse_mode: 'HTML',
+    });
+    assert.equal(sent.text, 'hi there link');
+    assert.deepEqual(sent.entities, [
+      { type: 'bold', offset: 3, length: 5 },
+      { type: 'text_link', offset: 9, length: 4, url: 'https://x.example/' },
+    ]);
+    assert.deepEqual(sent.chat, { id: aliceId, type: 'private', first_name: alice.name });
+    const last = (await outbox()).filter((m) => m.from_user_id === creds.bot_user_id).at(-1);
+    assert.ok(last !== undefined, 'the reply is in the outbox');
+    assert.equal(last.to_user_id, alice.user_id);
+    assert.equal(last.object_name, 'richtext');
+  });
+
+  it('MarkdownV2 and the platform string id as chat_id', async () => {
+    const sent = await bot.api.sendMessage(alice.user_id, '*bold* _it_ plain\\!', { parse_mode: 'MarkdownV2' });
+    assert.equal(sent.text, 'bold it plain!');
+    assert.deepEqual(sent.entities, [
+      { type: 'bold', offset: 0, length: 4 },
+      { type: 'italic', offset: 5, length: 2 },
+    ]);
+  });
+
+  it('group messages in and a reply out; inline keyboard, callback query, answer and edit', async () => {
+    const gid = await groupNumber();
+    assert.ok(gid < 0, 'groups are negative');
+    const sent = await bot.api.sendMessage(gid, 'pick one', {
+      reply_markup: { inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }]] },
+    });
+    assert.deepEqual(sent.chat, { id: gid, type: 'supergroup', title: 'Telegram testers' });
+    assert.deepEqual(sent.reply_markup, { inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }]] });
+    const [row] = (await outbox()).filter((m) => m.group_id === group);
+    assert.equal(row?.content, 'pick one');
+
+    const native = (await outbox()).find((m) => m.content === 'pick one');
+    const callback_id = uid('cb');
+    await applyEvents(t().app, [
+      { type: 'button.clicked', data: { callback_id, message_id: native?.id, user_id: alice.user_id, data: 'yes' } },
+    ]);
+    const updates = await bot.api.getUpdates({ offset: -1 });
+    const q = updates[0]?.callback_query;
+    assert.ok(q !== undefined, JSON.stringify(updates));
+    assert.equal(q.id, callback_id);
+    assert.equal(q.data, 'yes');
+    assert.equal(q.message?.message_id, sent.message_id);
+    assert.equal(await bot.api.answerCallbackQuery(q.id, { text: 'noted' }), true);
+    const e = await failure(bot.api.answerCallbackQuery(q.id));
+    assert.equal(e.error_code, 400);
+
+    const edited = await bot.api.editMessageText(gid, sent.message_id, '<i>picked</i>', { parse_mode: 'HTML' });
+    assert.equal(edited !== true && 'text' in edited && edited.text, 'picked');
+    assert.ok(edited !== true && typeof edited.edit_date === 'number', 'edit_date');
+    const marked = await bot.api.editMessageReplyMarkup(gid, sent.message_id, {
+      reply_markup: { inline_keyboard: [] },
+    });
+    assert.ok(marked !== true && marked.reply_markup === undefined, 'keyboard removed');
+
+    await say(t().app, {
+      from: alice.user_id,
+      group,
+      text: `/help@bot${await number(creds.bot_user_id)}`,
+      mentions: [creds.bot_user_id],
+    });
+    const groupMessage = (await bot.api.getUpdates({ offset: -1 }))[0]?.message;
+    assert.ok(groupMessage !== undefined, 'a group message update');
+    assert.equal(groupMessage.chat.id, gid);
+    assert.equal(groupMessage.entities?.[0]?.type, 'bot_command');
+  });
+
+  it('getChat, getChatMember, getChatMemberCount', async () => {
+    const gid = await groupNumber();
+    const aliceId = await number(alice.user_id);
+    assert.deepEqual(await bot.api.getChat(gid), {
+      id: gid,
+      type: 'supergroup',
+      title: 'Telegram testers',
+      accent_color_id: 0,
+      max_reaction_count: 0,
+    });
+    assert.equal((await bot.api.getChatMember(gid, aliceId)).status, 'creator');
+    assert.equal((await bot.api.getChatMember(gid, await number(creds.bot_user_id))).status, 'member');
+    assert.equal((await bot.api.getChatMember(gid, await number(bob.user_id))).status, 'left');
+    assert.equal(await bot.api.getChatMemberCount(gid), 2);
+    assert.deepEqual(await bot.api.getChat(aliceId), {
+      id: aliceId,
+      type: 'private',
+      first_name: alice.name,
+      accent_color_id: 0,
+      max_reaction_count: 0,
+    });
+  });
+
+  it('setMyCommands / getMyCommands / deleteMyCommands per scope and language', async () => {
+    const commands = [{ command: 'start', description: 'Start' }];
+    assert.equal(await bot.api.setMyCommands(commands), true);
+    assert.equal(
+      await bot.api.setMyCommands([{ command: 'hilfe', description: 'Hilfe' }], { language_code: 'de' }),
+      true,
+    );
+    assert.deepEqual(await bot.api.getMyCommands(), commands);
+    assert.deepEqual(await bot.api.getMyCommands({ language_code: 'de' }), [
+      { command: 'hilfe', description: 'Hilfe' },
+    ]);
+    assert.equal(await bot.api.deleteMyCommands(), true);
+    assert.deepEqual(await bot.api.getMyCommands(), []);
+  });
+
+  it('errors surface as GrammyError with Telegram codes and descriptions', async () => {
+    const wrong = new Bot(`${await number(creds.bot_user_id)}:wrong-key`, { client: { apiRoot } });
+    let e = await failure(wrong.api.getMe());
+    assert.deepEqual([e.error_code, e.description], [401, 'Unauthorized']);
+    const other = await newBot(t().app, 'other');
+    const swapped = new Bot(`${await number(other.bot_user_id)}:${creds.api_key}`, { client: { apiRoot } });
+    e = await failure(swapped.api.getMe());
+    assert.equal(e.error_code, 401, 'a bot id that does not own the key');
+
+    const otherGroup = uid('g');
+    await applyEvents(t().app, [
+      {
+        type: 'group.upserted',
+        data: { group_id: otherGroup, name: 'elsewhere', invite_url: `https://chat.example/${otherGroup}` },
+      },
+    ]);
+    e = await failure(bot.api.sendMessage(otherGroup, 'hi'));
+    assert.deepEqual([e.error_code, e.description], [403, 'Forbidden: bot is not a member of the group chat']);
+    e = await failure(bot.api.sendMessage(-1, 'hi'));
+    assert.deepEqual([e.error_code, e.description], [400, 'Bad Request: chat not found']);
+    e = await failure(bot.api.sendMessage(await number(alice.user_id), 'x', { parse_mode: 'Nope' as 'HTML' }));
+    assert.equal(e.error_code, 400);
+    assert.match(e.description, /^Bad Request: /);
+    e = await failure(bot.api.sendPhoto(await number(alice.user_id), 'http://insecure.example/a.png'));
+    assert.equal(e.error_code, 400);
+
+    const raw = await fetch(`${apiRoot}/bot${token}/noSuchMethod`);
+    assert.equal(raw.status, 404);
+    assert.deepEqual(await raw.json(), { ok: false, error_code: 404, description: 'Not Found' });
+    const lower = await fetch(`${apiRoot}/bot${token}/getme`);
+    assert.equal(lower.status, 200, 'method names are case-insensitive');
+  });
+
+  it('409 when a second poller starts', async () => {
+    const pending = await bot.api.getUpdates({ offset: -1 });
+    const offset = (pending.at(-1)?.update_id ?? 0) + 1;
+    assert.deepEqual(await bot.api.getUpdates({ offset }), [], 'queue drained');
+    const first = bot.api.getUpdates({ offset, timeout: 5 });
+    // The first poll is registered before its first read; wait until it holds.
+    while (t().services.delivery.polling === 0) await new Promise((r) => setImmediate(r));
+    const second = bot.api.getUpdates({ offset, timeout: 0 });
+    const e = await failure(first);
+    assert.deepEqual(
+      [e.error_code, e.description],
+      [409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'],
+    );
+    await second;
+  });
+
+  it('long polling with bot.start(): echo', async () => {
+    const aliceId = await number(alice.user_id);
+    const echo = new Bot(token, { client: { apiRoot } });
+    echo.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
+    const started = new Promise<void>((resolve) => {
+      void echo.start({
+        timeout: 1,
+        onStart: () => {
+          resolve();
+        },
+      });
+    });
+    await started;
+    await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'ping' });
+    let reply: OutboxItem | undefined;
+    while (reply === undefined) {
+      reply = (await outbox()).find((m) => m.content === 'echo: ping');
+      if (reply === undefined) await new Promise((r) => setTimeout(r, 20));
+    }
+    await echo.stop();
+    assert.equal(reply.to_user_id, alice.user_id);
+    assert.ok(aliceId > 0, 'alice numbered');
+  });
+});
