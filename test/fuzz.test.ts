@@ -15,7 +15,7 @@ const SEED = 1313;
 const RUNS = 400;
 const RAW_RUNS = 60;
 
-type Kind = 'bot' | 'openapi' | 'internal' | 'page';
+type Kind = 'bot' | 'openapi' | 'internal' | 'page' | 'telegram';
 
 interface Operation {
   method: string;
@@ -56,6 +56,7 @@ const BOT_NAMES = [
 function kindOf(path: string, op: DocOperation): Kind {
   if (path.startsWith('/openapi/bot/') || path.startsWith('/openapi/answerCallbackQuery')) return 'bot';
   if (path.startsWith('/openapi/')) return 'openapi';
+  if (path.startsWith('/telegram/')) return 'telegram';
   const ok = op.responses?.['200'] ?? op.responses?.['201'];
   return ok?.content?.['application/json'] === undefined ? 'page' : 'internal';
 }
@@ -290,6 +291,13 @@ function envelopeProblem(kind: Kind, answer: Answer): string | undefined {
       const success =
         Number.isInteger(body.code) && 'data' in body && str('message') && typeof body.success === 'boolean';
       return (error && detail) || success ? undefined : '/openapi/ envelope';
+    }
+    case 'telegram': {
+      // telegram-api.md: {ok:true, result} or HTTP status = error_code with {ok:false, error_code, description}.
+      if (body.ok === true) return answer.status === 200 && 'result' in body ? undefined : 'telegram envelope';
+      const known = new Set(['ok', 'error_code', 'description', 'parameters']);
+      if (body.ok !== false || body.error_code !== answer.status || !str('description')) return 'telegram envelope';
+      return Object.keys(body).every((k) => known.has(k)) ? undefined : 'unknown telegram envelope field';
     }
     case 'internal':
     case 'page':

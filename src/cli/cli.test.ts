@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,7 +118,13 @@ describe('cli', () => {
   it('migrate applies the schema once', async () => {
     const first = await cli('migrate');
     assert.equal(first.code, 0, first.stderr);
-    assert.equal(first.stdout, 'applied 0001_initial\napplied 0002_callback_queries\napplied 0003_developers\n');
+    // Every migration in src/db/migrations, in order, once.
+    const names = readdirSync(fileURLToPath(new URL('../db/migrations/', import.meta.url)))
+      .filter((f) => /^\d{4}_.*\.ts$/.test(f))
+      .map((f) => f.replace(/\.ts$/, ''))
+      .sort();
+    assert.ok(names.length >= 3, `migrations: ${names.join(', ')}`);
+    assert.equal(first.stdout, names.map((n) => `applied ${n}\n`).join(''));
     const again = await cli('migrate');
     assert.equal(again.stdout, 'schema up to date\n');
   });
