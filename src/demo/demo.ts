@@ -119,12 +119,13 @@ async function createDemo(s: Services): Promise<StoredDemo> {
 }
 
 export function describeDemo(d: Demo, base: string, signInPath?: string): string {
-  const q = `${base}/openapi/user/info?user_id=${d.userId}`;
+  // A current route (GET /openapi/user/info is deprecated): the followers of the key's owner, Alice.
+  const q = `${base}/openapi/user/followers?page=1&size=20`;
   return [
     '',
     'Demo community loaded. Try the API:',
     '',
-    '  # key-only',
+    "  # key-only: who follows the Demo App's owner",
     `  curl -s -H 'X-API-KEY: ${d.app.api_key}' '${q}'`,
     '',
     '  # signed (SHA1 of App Secret + nonce + timestamp)',
@@ -137,6 +138,7 @@ export function describeDemo(d: Demo, base: string, signInPath?: string): string
       ? []
       : [
           `  Developer site, signed in as the demo developer (${d.developerId}): ${base}${signInPath}`,
+          `  Then sign in with the Demo App (OAuth with PKCE, as a client would): ${base}/demo/login`,
           `  Bot-creation assistant: send private messages to user ${ASSISTANT_USER_ID} (message.created events)`,
         ]),
     '',
