@@ -32,6 +32,7 @@ import { authorizePageRoutes } from './modules/oauth/page-routes.js';
 import { oauthRoutes } from './modules/oauth/routes.js';
 import { paymentRoutes } from './modules/payments/routes.js';
 import { playgroundRoutes } from './modules/playground/routes.js';
+import { consoleRoutes } from './modules/console/routes.js';
 import type { Services } from './services.js';
 
 declare module 'fastify' {
@@ -143,6 +144,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   developerSiteRoutes(app, s);
   paymentRoutes(app, s);
   playgroundRoutes(app, s);
+  consoleRoutes(app, s);
 
   await app.register((operator: App, _options, done) => {
     operator.addHook('onRequest', (request, _reply, done) => {

@@ -37,6 +37,7 @@ import { AccessTokens } from './modules/oauth/jwt.js';
 import { OAuthService } from './modules/oauth/service.js';
 import { PaymentsService } from './modules/payments/service.js';
 import { PlaygroundService } from './modules/playground/service.js';
+import { ConsoleService } from './modules/console/service.js';
 import { WebhookDispatcher } from './modules/delivery/dispatcher.js';
 import { DeliveryService } from './modules/delivery/service.js';
 import { UsersService } from './modules/users/service.js';
@@ -131,5 +132,6 @@ export function createServices(deps: ServiceDeps) {
     payments: new PaymentsService(db, clock, oauth, config),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
     playground: new PlaygroundService(db, events),
+    console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),
   };
 }

@@ -19,6 +19,14 @@ export const CSRF_FIELD = 'csrf';
  * repeated name wins, as in browsers' own ordering (most specific path first).
  */
 export function cookiesOf(request: FastifyRequest): { session?: string; csrf?: string } {
+  const found = cookieJar(request);
+  const session = found.get(SESSION_COOKIE);
+  const csrf = found.get(CSRF_COOKIE);
+  return { ...(session !== undefined ? { session } : {}), ...(csrf !== undefined ? { csrf } : {}) };
+}
+
+/** The request's cookies by name (the first of a repeated name); values as sent. */
+export function cookieJar(request: FastifyRequest): Map<string, string> {
   const found = new Map<string, string>();
   for (const pair of (request.headers.cookie ?? '').split(';')) {
     const at = pair.indexOf('=');
@@ -26,9 +34,7 @@ export function cookiesOf(request: FastifyRequest): { session?: string; csrf?: s
     const name = pair.slice(0, at).trim();
     if (!found.has(name)) found.set(name, pair.slice(at + 1).trim());
   }
-  const session = found.get(SESSION_COOKIE);
-  const csrf = found.get(CSRF_COOKIE);
-  return { ...(session !== undefined ? { session } : {}), ...(csrf !== undefined ? { csrf } : {}) };
+  return found;
 }
 
 /**

@@ -3,6 +3,7 @@ import { operatorErrors, strict } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
 import { Id } from '../../lib/schemas.js';
 import type { Services } from '../../services.js';
+import { API_ACTOR } from '../console/service.js';
 
 const PermissionName = Type.Union([
   Type.Literal('listen_group_messages'),
@@ -73,7 +74,8 @@ export function permissionRoutes(app: App, s: Services): void {
           response: { 200: Application, ...operatorErrors },
         },
       },
-      async (request) => s.bots.decide(request.params.id, decision, request.body.note ?? null),
+      // Recorded in the audit trail with the console's decisions.
+      async (request) => s.console.decide(API_ACTOR, request.params.id, decision, request.body.note ?? null),
     );
   }
 }

@@ -70,13 +70,21 @@ export class BotsService {
   }
 
   decide(id: string, decision: 'approved' | 'rejected', note: string | null): Promise<ApplicationView> {
-    return this.work.run(async ({ tx, now }) => {
-      const app = await repo.findApplication(tx, id);
-      if (app === undefined) throw new AppError(Errors.unknownApplication);
-      if (!(await repo.decideApplication(tx, id, decision, note, now))) throw new AppError(Errors.applicationDecided);
-      if (decision === 'approved') await repo.grantPermission(tx, app.bot_user_id, app.permission, now);
-      return view({ ...app, status: decision, note, decided_at: now });
-    });
+    return this.work.run((w) => this.decideIn(w, id, decision, note));
+  }
+
+  /** As decide, inside the caller's write (the audit trail records it in the same transaction). */
+  async decideIn(
+    { tx, now }: Work,
+    id: string,
+    decision: 'approved' | 'rejected',
+    note: string | null,
+  ): Promise<ApplicationView> {
+    const app = await repo.findApplication(tx, id);
+    if (app === undefined) throw new AppError(Errors.unknownApplication);
+    if (!(await repo.decideApplication(tx, id, decision, note, now))) throw new AppError(Errors.applicationDecided);
+    if (decision === 'approved') await repo.grantPermission(tx, app.bot_user_id, app.permission, now);
+    return view({ ...app, status: decision, note, decided_at: now });
   }
 
   /** getMe: the bot as a user, with its level and EVM address. */

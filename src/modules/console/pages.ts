@@ -1,0 +1,328 @@
+// The operator console's HTML, on the developer site's look. Rendering only.
+import { CSRF_FIELD } from '../../http/pages/csrf.js';
+import { html, Stylesheet, type Html, type Part } from '../../http/pages/html.js';
+import type { Lang } from '../../http/pages/lang.js';
+import type { ApplicationView } from '../bots/service.js';
+import { SITE_CSS } from '../developers/site-style.js';
+import type { ConsoleService } from './service.js';
+import type { ConsoleTexts } from './texts.js';
+
+export const CONSOLE = '/console';
+export const CONSOLE_SHEET = new Stylesheet(
+  `${SITE_CSS}
+.tabs{display:flex;flex-wrap:wrap;gap:6px 16px;margin:0 0 16px;padding:0;list-style:none}
+.tabs a[aria-current]{font-weight:700}
+.search{display:flex;gap:8px;align-items:end}
+.search div{flex:1}
+.ok-text{color:var(--ok)}
+.bad-text{color:var(--danger)}
+td form{display:inline-block;margin:0 6px 6px 0}
+.scroll{overflow-x:auto}
+`,
+  true,
+);
+
+export interface ConsoleContext {
+  lang: Lang;
+  t: ConsoleTexts;
+  /** Undefined on the sign-in page. */
+  operator?: string;
+  csrf: string;
+}
+
+export type Tab = 'home' | 'bots' | 'health' | 'audit';
+const TABS: Record<Tab, string> = { home: '/', bots: '/bots', health: '/health', audit: '/audit' };
+
+export const when = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+export function form(ctx: ConsoleContext, action: string, body: Part, label: string, style = 'primary'): Html {
+  return html`<form method="post" action="${action}">
+    <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
+    ${body}
+    <button type="submit" class="${style}">${label}</button>
+  </form>`;
+}
+
+export const table = (headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
+  html`<div class="scroll">
+    <table>
+      <thead>
+        <tr>
+          ${headings.map((h) => html`<th scope="col">${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (cells) =>
+            html`<tr>
+              ${cells.map((c) => html`<td>${c}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+
+export function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): string {
+  const { t } = ctx;
+  return CONSOLE_SHEET.document(
+    title,
+    html`<header class="top">
+        <div class="in">
+          <a class="brand" href="${CONSOLE}/">Open Platform <span>${t.brand}</span></a>
+          ${
+            ctx.operator !== undefined &&
+            html`<div class="who">
+              ${t.signedInAs}
+              <strong>${ctx.operator}</strong>
+              ${ctx.csrf !== '' && form(ctx, `${CONSOLE}/sign-out`, '', t.signOut, 'secondary')}
+            </div>`
+          }
+        </div>
+      </header>
+      <main>
+        ${
+          tab !== undefined &&
+          html`<nav aria-label="${t.brand}">
+            <ul class="tabs">
+              ${(Object.keys(TABS) as Tab[]).map(
+                (k) =>
+                  html`<li>
+                    <a href="${CONSOLE}${TABS[k]}" ${k === tab && html`aria-current="page"`}>${t.nav[k]}</a>
+                  </li>`,
+              )}
+            </ul>
+          </nav>`
+        }
+        ${body}
+      </main>`,
+    ctx.lang,
+  );
+}
+
+export const notice = (text: string | undefined): Part =>
+  text !== undefined && html`<p class="note ok" role="status">${text}</p>`;
+
+export function signInPage(ctx: ConsoleContext, wrong: boolean): string {
+  const { t } = ctx;
+  return layout(
+    ctx,
+    t.signInTitle,
+    html`<h1>${t.signInTitle}</h1>
+      <section class="card">
+        <p>${t.signInLead}</p>
+        ${wrong && html`<p class="note bad" role="alert">${t.wrongToken}</p>`}
+        ${form(
+          ctx,
+          `${CONSOLE}/sign-in`,
+          html`<label for="token">${t.token}</label>
+            <input id="token" type="password" name="token" required autocomplete="current-password" />
+            <label for="name">${t.yourName}</label>
+            <input id="name" type="text" name="name" maxlength="64" autocomplete="name" />
+            <p></p>`,
+          t.signIn,
+        )}
+      </section>`,
+  );
+}
+
+export interface PendingApplication extends ApplicationView {
+  bot_name: string;
+  owner_user_id: string;
+  description: string;
+}
+
+export function homePage(ctx: ConsoleContext, pending: readonly PendingApplication[], done?: string): string {
+  const { t } = ctx;
+  return layout(
+    ctx,
+    t.nav.home,
+    html`<h1>${t.applications}</h1>
+      ${notice(done)}
+      <section class="card">
+        ${
+          pending.length === 0
+            ? html`<p>${t.noApplications}</p>`
+            : table(
+                [t.bot, t.owner, t.permission, t.filed, ''],
+                pending.map((a) => [
+                  html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.bot_name}</a><br /><code>${a.bot_user_id}</code>
+                    <p class="fine">${a.description}</p>`,
+                  html`<code>${a.owner_user_id}</code>`,
+                  html`<code>${a.permission}</code>`,
+                  a.created_at.slice(0, 19).replace('T', ' '),
+                  html`${form(
+                    ctx,
+                    `${CONSOLE}/applications/${a.id}/approve`,
+                    html`<label for="note-${a.id}">${t.note}</label>
+                      <input id="note-${a.id}" type="text" name="note" maxlength="1000" />`,
+                    t.approve,
+                  )}
+                  ${form(ctx, `${CONSOLE}/applications/${a.id}/reject`, '', t.reject, 'danger')}`,
+                ]),
+              )
+        }
+      </section>`,
+    'home',
+  );
+}
+
+export function botsPage(ctx: ConsoleContext, query: string, found: Awaited<ReturnType<ConsoleService['search']>>) {
+  const { t } = ctx;
+  return layout(
+    ctx,
+    t.nav.bots,
+    html`<h1>${t.nav.bots}</h1>
+      <section class="card">
+        <form method="get" action="${CONSOLE}/bots" class="search" role="search">
+          <div>
+            <label for="q">${t.search}</label>
+            <input id="q" type="text" name="q" value="${query}" maxlength="128" />
+          </div>
+          <button type="submit" class="secondary">${t.find}</button>
+        </form>
+      </section>
+      <section class="card">
+        ${
+          found.length === 0
+            ? html`<p>${t.nothingFound}</p>`
+            : table(
+                [t.name, t.kind, t.id, t.owner, t.receiving],
+                found.map((a) => [
+                  a.bot_user_id === null ? a.name : html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.name}</a>`,
+                  a.kind,
+                  html`<code>${a.bot_user_id ?? a.app_id}</code>`,
+                  html`${a.owner_name ?? ''} <code>${a.owner_user_id}</code>`,
+                  a.kind === 'bot' ? (a.webhook_url === null ? t.polling : t.webhook) : '',
+                ]),
+              )
+        }
+      </section>`,
+    'bots',
+  );
+}
+
+export function botPage(ctx: ConsoleContext, b: Awaited<ReturnType<ConsoleService['bot']>>, done?: string): string {
+  const { t } = ctx;
+  const { bot } = b;
+  const row = (label: string, value: Part) =>
+    html`<div class="row">
+      <dt>${label}</dt>
+      <dd>${value}</dd>
+    </div>`;
+  return layout(
+    ctx,
+    bot.name,
+    html`<h1>${bot.name}</h1>
+      ${notice(done)}
+      <section class="card" aria-labelledby="health">
+        <h2 id="health">${t.health}</h2>
+        <dl>
+          ${row(t.id, html`<code>${bot.bot_user_id}</code>`)} ${row(t.owner, html`<code>${b.owner}</code>`)}
+          ${row(t.receiving, bot.webhook_url === null ? t.polling : html`${t.webhook} <code>${bot.webhook_url}</code>`)}
+          ${row(t.pending, b.pending)}
+          ${row(t.lastError, bot.last_error === null ? t.none : `${when(bot.last_error.at)} ${bot.last_error.message}`)}
+          ${row(t.lastHour, t.failedOf(b.lastHour.failed, b.lastHour.attempts))}
+          ${row(t.permissions, bot.permissions.length === 0 ? t.none : bot.permissions.join(', '))}
+        </dl>
+      </section>
+      <section class="card" aria-labelledby="deliveries">
+        <h2 id="deliveries">${t.deliveries}</h2>
+        ${
+          b.deliveries.length === 0
+            ? html`<p>${t.noDeliveries}</p>`
+            : table(
+                [t.time, 'Update', 'HTTP', t.lastError, ''],
+                b.deliveries.map((d) => [
+                  when(d.created_at),
+                  d.update_id,
+                  d.status_code ?? '-',
+                  d.error ?? '',
+                  d.state === 'failed' &&
+                    form(
+                      ctx,
+                      `${CONSOLE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`,
+                      '',
+                      t.redeliver,
+                      'secondary',
+                    ),
+                ]),
+              )
+        }
+      </section>`,
+    'bots',
+  );
+}
+
+export interface Counts {
+  events: { type: string; outcome: string; value: number }[];
+  webhooks: { outcome: string; value: number }[];
+  ledger: { ok: boolean; failures: string[]; figures: [string, string][] };
+}
+
+export function healthPage(ctx: ConsoleContext, c: Counts): string {
+  const { t } = ctx;
+  return layout(
+    ctx,
+    t.nav.health,
+    html`<h1>${t.nav.health}</h1>
+      <section class="card" aria-labelledby="ledger">
+        <h2 id="ledger">${t.ledger}</h2>
+        ${
+          c.ledger.ok
+            ? html`<p class="note ok" role="status">${t.ledgerOk}</p>`
+            : html`<div class="note bad" role="alert">
+                <p>${t.ledgerBad}</p>
+                <ul>
+                  ${c.ledger.failures.map((f) => html`<li>${f}</li>`)}
+                </ul>
+              </div>`
+        }
+        ${table([t.figure, t.value], c.ledger.figures)}
+      </section>
+      <section class="card" aria-labelledby="counters">
+        <h2 id="counters">${t.counters}</h2>
+        ${table(
+          [t.events, t.outcome, t.count],
+          c.events.map((e) => [html`<code>${e.type}</code>`, e.outcome, e.value]),
+        )}
+        <h3>${t.webhookAttempts}</h3>
+        ${table(
+          [t.outcome, t.count],
+          c.webhooks.map((w) => [w.outcome, w.value]),
+        )}
+      </section>`,
+    'health',
+  );
+}
+
+export function auditPage(ctx: ConsoleContext, rows: Awaited<ReturnType<ConsoleService['audit']>>): string {
+  const { t } = ctx;
+  return layout(
+    ctx,
+    t.audit,
+    html`<h1>${t.audit}</h1>
+      <section class="card">
+        ${
+          rows.length === 0
+            ? html`<p>${t.noAudit}</p>`
+            : table(
+                [t.time, t.actor, t.action, t.target, t.note],
+                rows.map((r) => [when(r.created_at), r.actor, html`<code>${r.action}</code>`, r.target, r.detail]),
+              )
+        }
+      </section>`,
+    'audit',
+  );
+}
+
+export function messagePage(ctx: ConsoleContext, heading: string, text: string): string {
+  return layout(
+    ctx,
+    heading,
+    html`<h1>${heading}</h1>
+      <section class="card">
+        <p>${text}</p>
+        <p><a href="${CONSOLE}/">${ctx.t.back}</a></p>
+      </section>`,
+  );
+}

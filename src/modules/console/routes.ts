@@ -1,0 +1,270 @@
+// The operator console (/console/): a person signs in with the operator's token and gets a cookie
+// holding a console session; scripts may send `Authorization: Bearer <ADMIN_TOKEN>` instead.
+// Without either, browsers are sent to the sign-in page and other clients get 401. Forms are
+// CSRF-checked for cookie sessions (a bearer token is not sent by a browser on its own).
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { Type } from 'typebox';
+import { exactJson } from '../../lib/exact-json.js';
+import { AppError, Errors } from '../../errors.js';
+import { toAppError } from '../../http/errors.js';
+import { cookieJar, CSRF_COOKIE } from '../../http/pages/csrf.js';
+import { requestLang } from '../../http/pages/lang.js';
+import type { App } from '../../http/types.js';
+import { ledgerFailures } from '../../cli/commands/ledger-check.js';
+import { bearerMatches } from '../admin/service.js';
+import type { Services } from '../../services.js';
+import {
+  auditPage,
+  botPage,
+  botsPage,
+  CONSOLE,
+  CONSOLE_SHEET,
+  healthPage,
+  homePage,
+  messagePage,
+  signInPage,
+  type ConsoleContext,
+  type Counts,
+} from './pages.js';
+import { API_ACTOR, CONSOLE_COOKIE } from './service.js';
+import { TEXTS } from './texts.js';
+
+const Text = (maxLength: number) => Type.String({ maxLength });
+const Csrf = Type.Optional(Text(128));
+const Done = Type.Object({ done: Type.Optional(Type.Enum(['decided', 'redelivered'])) });
+/** Before sign-in: a random value the sign-in form's CSRF token is bound to. */
+const PRE_COOKIE = 'op_console_pre';
+const SIGN_IN = `${CONSOLE}/sign-in`;
+
+class NotSignedIn extends Error {}
+class BadForm extends Error {}
+
+interface Operator {
+  name: string;
+  /** The console session's token; undefined for a bearer-token script. */
+  session?: string;
+}
+
+export function consoleRoutes(app: App, s: Services): void {
+  const secure = s.config.publicUrl.startsWith('https://') ? '; Secure' : '';
+  const cookie = (name: string, value: string, maxAge?: number) =>
+    `${name}=${value}; Path=${CONSOLE}; HttpOnly; SameSite=Strict${secure}${maxAge !== undefined ? `; Max-Age=${maxAge}` : ''}`;
+
+  async function operator(request: FastifyRequest): Promise<Operator> {
+    if (bearerMatches(request.headers.authorization, s.adminTokenHash)) return { name: API_ACTOR };
+    const session = cookieJar(request).get(CONSOLE_COOKIE);
+    const name = await s.console.operatorOf(session);
+    if (name === undefined || session === undefined) throw new NotSignedIn();
+    return { name, session };
+  }
+
+  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleContext & { who: Operator }> {
+    const who = await operator(request);
+    const lang = requestLang(request);
+    let csrf = '';
+    if (who.session !== undefined) {
+      const issued = s.csrf.issue(CONSOLE, who.session);
+      void reply.header('set-cookie', issued.cookie);
+      csrf = issued.token;
+    }
+    return { lang, t: TEXTS[lang], operator: who.name, csrf, who };
+  }
+
+  async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined) {
+    const ctx = await viewer(request, reply);
+    const { session } = ctx.who;
+    const csrfCookie = cookieJar(request).get(CSRF_COOKIE);
+    if (session !== undefined && !s.csrf.accepts(CONSOLE, session, csrfCookie, given)) throw new BadForm();
+    return ctx;
+  }
+
+  function consoleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+    const lang = requestLang(request);
+    const t = TEXTS[lang];
+    const ctx: ConsoleContext = { lang, t, csrf: '' };
+    const send = (status: number, heading: string, text: string) =>
+      void reply
+        .code(status)
+        .headers(CONSOLE_SHEET.headers())
+        .send(messagePage(ctx, heading, text));
+    if (error instanceof NotSignedIn) {
+      if ((request.headers.accept ?? '').includes('text/html')) {
+        void reply.code(303).header('location', SIGN_IN).send();
+      } else {
+        void reply
+          .code(401)
+          .header('content-type', 'application/json; charset=utf-8')
+          .send({ error: Errors.unauthorized.id, message: Errors.unauthorized.message });
+      }
+      return;
+    }
+    if (error instanceof BadForm) {
+      send(403, t.badForm, t.badFormText);
+      return;
+    }
+    const e = toAppError(error, request.url);
+    if (e.def.status >= 500) {
+      request.log.error({ err: error, reqId: request.id }, 'request failed');
+      send(500, t.broken, t.brokenText);
+      return;
+    }
+    const message = e.detail ?? e.def.message;
+    send(
+      e.def === Errors.paramError ? 400 : e.def.status,
+      t.failed,
+      `${message.charAt(0).toUpperCase()}${message.slice(1)}.`,
+    );
+  }
+
+  const page = <S extends FastifySchema>(summary: string, schema: S) => ({
+    schema: { ...schema, tags: ['Operator console'], summary },
+    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      void reply.headers({ ...CONSOLE_SHEET.headers(), vary: 'Accept-Language' });
+      done();
+    },
+    errorHandler: consoleError,
+  });
+  const see = (reply: FastifyReply, path: string) => reply.code(303).header('location', path).send();
+
+  app.get(CONSOLE, page('Redirects to /console/', {}), (_request, reply) => see(reply, `${CONSOLE}/`));
+
+  app.get(
+    SIGN_IN,
+    page('Sign-in form (operator token)', { querystring: Type.Object({ wrong: Type.Optional(Type.Literal('1')) }) }),
+    (request, reply) => {
+      const lang = requestLang(request);
+      const pre = cookieJar(request).get(PRE_COOKIE) ?? randomBytes(24).toString('base64url');
+      const issued = s.csrf.issue(SIGN_IN, pre);
+      void reply.header('set-cookie', [cookie(PRE_COOKIE, pre), issued.cookie]);
+      return reply.send(signInPage({ lang, t: TEXTS[lang], csrf: issued.token }, request.query.wrong === '1'));
+    },
+  );
+
+  app.post(
+    SIGN_IN,
+    page('Sign in with the operator token; sets the console session cookie', {
+      body: Type.Object({ csrf: Csrf, token: Text(512), name: Type.Optional(Text(64)) }),
+    }),
+    async (request, reply) => {
+      const jar = cookieJar(request);
+      const pre = jar.get(PRE_COOKIE);
+      if (pre === undefined || !s.csrf.accepts(SIGN_IN, pre, jar.get(CSRF_COOKIE), request.body.csrf))
+        throw new BadForm();
+      const session = await s.console.signIn(request.body.token, request.body.name ?? '').catch((e: unknown) => {
+        if (e instanceof AppError && e.def === Errors.unauthorized) return undefined;
+        throw e;
+      });
+      if (session === undefined) return see(reply, `${SIGN_IN}?wrong=1`);
+      void reply.header('set-cookie', [cookie(CONSOLE_COOKIE, session), cookie(PRE_COOKIE, '', 0)]);
+      return see(reply, `${CONSOLE}/`);
+    },
+  );
+
+  app.post(
+    `${CONSOLE}/sign-out`,
+    page('Sign out of the console', { body: Type.Object({ csrf: Csrf }) }),
+    async (request, reply) => {
+      const ctx = await poster(request, reply, request.body.csrf);
+      if (ctx.who.session !== undefined) await s.console.signOut(ctx.who.session);
+      void reply.header('set-cookie', cookie(CONSOLE_COOKIE, '', 0));
+      return see(reply, SIGN_IN);
+    },
+  );
+
+  app.get(
+    `${CONSOLE}/`,
+    page('Pending permission applications (HTML)', { querystring: Done }),
+    async (request, reply) => {
+      const ctx = await viewer(request, reply);
+      const pending = await Promise.all(
+        (await s.bots.list({ status: 'pending' })).map(async (a) => {
+          const { bot, owner } = await s.console.bot(a.bot_user_id);
+          return { ...a, bot_name: bot.name, owner_user_id: owner, description: bot.description };
+        }),
+      );
+      return reply.send(homePage(ctx, pending, request.query.done === 'decided' ? ctx.t.decided : undefined));
+    },
+  );
+
+  for (const [action, decision] of [
+    ['approve', 'approved'],
+    ['reject', 'rejected'],
+  ] as const) {
+    app.post(
+      `${CONSOLE}/applications/:id/${action}`,
+      page(`${action === 'approve' ? 'Approve' : 'Reject'} a permission application`, {
+        params: Type.Object({ id: Text(128) }),
+        body: Type.Object({ csrf: Csrf, note: Type.Optional(Text(1000)) }),
+      }),
+      async (request, reply) => {
+        const ctx = await poster(request, reply, request.body.csrf);
+        const note = (request.body.note ?? '').trim();
+        await s.console.decide(ctx.who.name, request.params.id, decision, note === '' ? null : note);
+        return see(reply, `${CONSOLE}/?done=decided`);
+      },
+    );
+  }
+
+  app.get(
+    `${CONSOLE}/bots`,
+    page('Bots and apps, with search (HTML)', { querystring: Type.Object({ q: Type.Optional(Text(128)) }) }),
+    async (request, reply) => {
+      const ctx = await viewer(request, reply);
+      const q = request.query.q ?? '';
+      return reply.send(botsPage(ctx, q, await s.console.search(q)));
+    },
+  );
+
+  app.get(
+    `${CONSOLE}/bots/:id`,
+    page("A bot's webhook health and deliveries (HTML)", { params: Type.Object({ id: Text(128) }), querystring: Done }),
+    async (request, reply) => {
+      const ctx = await viewer(request, reply);
+      const done = request.query.done === 'redelivered' ? ctx.t.redelivered : undefined;
+      return reply.send(botPage(ctx, await s.console.bot(request.params.id), done));
+    },
+  );
+
+  app.post(
+    `${CONSOLE}/bots/:id/deliveries/:delivery/redeliver`,
+    page('Redeliver a failed webhook delivery now', {
+      params: Type.Object({ id: Text(128), delivery: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }) }),
+      body: Type.Object({ csrf: Csrf }),
+    }),
+    async (request, reply) => {
+      const ctx = await poster(request, reply, request.body.csrf);
+      await s.console.redeliver(ctx.who.name, request.params.id, request.params.delivery);
+      return see(reply, `${CONSOLE}/bots/${request.params.id}?done=redelivered`);
+    },
+  );
+
+  app.get(`${CONSOLE}/health`, page('Event and delivery counters, ledger check (HTML)', {}), async (request, reply) => {
+    const ctx = await viewer(request, reply);
+    const [events, webhooks, check] = await Promise.all([
+      s.metrics.events.get(),
+      s.metrics.webhookAttempts.get(),
+      s.points.check(),
+    ]);
+    const failures = ledgerFailures(check);
+    const counts: Counts = {
+      events: events.values.map((v) => ({
+        type: String(v.labels.type ?? ''),
+        outcome: String(v.labels.outcome ?? ''),
+        value: v.value,
+      })),
+      webhooks: webhooks.values.map((v) => ({ outcome: String(v.labels.outcome ?? ''), value: v.value })),
+      ledger: {
+        ok: failures.length === 0,
+        failures,
+        figures: Object.entries(check).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : exactJson(v)]),
+      },
+    };
+    return reply.send(healthPage(ctx, counts));
+  });
+
+  app.get(`${CONSOLE}/audit`, page('The audit trail of operator actions (HTML)', {}), async (request, reply) => {
+    const ctx = await viewer(request, reply);
+    return reply.send(auditPage(ctx, await s.console.audit()));
+  });
+}

@@ -1,0 +1,127 @@
+// The operator console through app.inject(): sign-in with the operator's token (a session cookie,
+// never the token), bearer access for scripts, CSRF, approving an application (the permission
+// changes at once), the audit trail of console and operator-API decisions, search, webhook health,
+// counters and the ledger check, and the language choice.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { ADMIN_TOKEN, adminHeaders, describeStores } from './helpers/app.js';
+import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { pageClient, type PageClient } from './helpers/pages.js';
+
+await describeStores('operator console', (t) => {
+  const app = () => t().app;
+  const signedIn = async (name = 'Ops Olga'): Promise<PageClient> => {
+    const client = pageClient(app(), '');
+    await client.get('/console/sign-in');
+    const res = await client.post('/console/sign-in', { token: ADMIN_TOKEN, name });
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.location, '/console/');
+    return client;
+  };
+  const apply = async (botUserId: string, permission = 'publish_bot') => {
+    const res = await app().inject({
+      method: 'POST',
+      url: '/internal/v1/permission-applications',
+      headers: adminHeaders,
+      payload: { bot_user_id: botUserId, permission },
+    });
+    assert.equal(res.statusCode, 201);
+    return res.json<{ id: string }>().id;
+  };
+
+  it('sends browsers to sign in, answers 401 to other clients, and lets the bearer token through', async () => {
+    const browser = await app().inject({ method: 'GET', url: '/console/', headers: { accept: 'text/html' } });
+    assert.equal(browser.statusCode, 303);
+    assert.equal(browser.headers.location, '/console/sign-in');
+    const script = await app().inject({ method: 'GET', url: '/console/audit' });
+    assert.equal(script.statusCode, 401);
+    assert.deepEqual(script.json(), { error: 'unauthorized', message: 'missing or wrong bearer token' });
+    const bearer = await app().inject({ method: 'GET', url: '/console/audit', headers: adminHeaders });
+    assert.equal(bearer.statusCode, 200);
+    assert.match(bearer.body, /<h1>Audit trail<\/h1>/);
+  });
+
+  it('signs in with the token (the cookie is not the token), refuses a wrong one and a form without CSRF', async () => {
+    const client = pageClient(app(), '');
+    const form = await client.get('/console/sign-in');
+    assert.equal(form.status, 200);
+    assert.match(form.body, /<input id="token" type="password" name="token"/);
+    const wrong = await client.post('/console/sign-in', { token: 'not-the-operator-token' });
+    assert.equal(wrong.status, 303);
+    assert.equal(wrong.headers.location, '/console/sign-in?wrong=1');
+    const forged = await client.post('/console/sign-in', { token: ADMIN_TOKEN }, { csrf: 'nope' });
+    assert.equal(forged.status, 403);
+    const ok = await client.post('/console/sign-in', { token: ADMIN_TOKEN, name: 'Olga' });
+    assert.equal(ok.status, 303);
+    const set = String(ok.headers['set-cookie']);
+    assert.match(set, /op_console=[\w-]{20,}; Path=\/console; HttpOnly; SameSite=Strict/);
+    assert.ok(!set.includes(ADMIN_TOKEN), 'the cookie is not the token');
+    const home = await client.get('/console/');
+    assert.equal(home.status, 200);
+    assert.match(home.body, /Signed in as\s+<strong>Olga<\/strong>/);
+  });
+
+  it('approves an application: the permission is granted at once, and the audit trail says who', async () => {
+    const [dev] = (await createUsers(app(), 1)) as [TestUser];
+    const bot = await createBot(app(), dev.user_id, 'Helper <b>');
+    const approveId = await apply(bot.bot_user_id, 'publish_bot');
+    const rejectId = await apply(bot.bot_user_id, 'subscription_account');
+    const client = await signedIn('Olga');
+    const home = await client.get('/console/');
+    assert.ok(home.body.includes('Helper &lt;b&gt;'), 'bot name escaped');
+    assert.ok(home.body.includes(`/console/applications/${approveId}/approve`), 'approve form');
+
+    const forged = await client.post(`/console/applications/${approveId}/approve`, {}, { csrf: 'forged' });
+    assert.equal(forged.status, 403);
+    const approved = await client.post(`/console/applications/${approveId}/approve`, { note: 'looks fine' });
+    assert.equal(approved.status, 303);
+    assert.equal(approved.headers.location, '/console/?done=decided');
+    assert.deepEqual(
+      await t()
+        .services.developers.bot(dev.user_id, bot.bot_user_id)
+        .then((b) => b.permissions),
+      ['publish_bot'],
+    );
+
+    const api = await app().inject({
+      method: 'POST',
+      url: `/internal/v1/permission-applications/${rejectId}/reject`,
+      headers: adminHeaders,
+    });
+    assert.equal(api.statusCode, 200);
+    const audit = await client.get('/console/audit');
+    assert.match(
+      audit.body,
+      /<td>Olga<\/td>\s*<td><code>application.approve<\/code><\/td>\s*<td>[^<]*publish_bot<\/td>\s*<td>looks fine<\/td>/,
+    );
+    assert.match(audit.body, /<td>operator API \(bearer token\)<\/td>\s*<td><code>application.reject<\/code><\/td>/);
+    assert.match(audit.body, /<td>Olga<\/td>\s*<td><code>console.sign_in<\/code><\/td>/);
+  });
+
+  it('searches bots and apps, shows webhook health, counters and the ledger check', async () => {
+    const [dev] = (await createUsers(app(), 1)) as [TestUser];
+    const bot = await createBot(app(), dev.user_id, 'Findable_%Bot');
+    const client = await signedIn();
+    const found = await client.get(`/console/bots?q=${encodeURIComponent('_%Bot')}`);
+    assert.ok(found.body.includes(`/console/bots/${bot.bot_user_id}`), 'found by a literal _%');
+    const none = await client.get('/console/bots?q=zzzz-nothing');
+    assert.match(none.body, /Nothing found\./);
+    const health = await client.get(`/console/bots/${bot.bot_user_id}`);
+    assert.equal(health.status, 200);
+    assert.match(health.body, /<dt>Pending updates<\/dt>\s*<dd>0<\/dd>/);
+    assert.match(health.body, /<dt>Deliveries in the last hour<\/dt>\s*<dd>0 \(0 failed\)<\/dd>/);
+    const counters = await client.get('/console/health');
+    assert.match(counters.body, /The ledger balances: every invariant holds\./);
+    assert.match(counters.body, /<code>user.upserted<\/code>/);
+  });
+
+  it('speaks Simplified Chinese when Accept-Language asks for it', async () => {
+    const res = await app().inject({
+      method: 'GET',
+      url: '/console/sign-in',
+      headers: { 'accept-language': 'zh-CN,zh;q=0.9' },
+    });
+    assert.match(res.body, /<html lang="zh-CN">/);
+    assert.ok(res.body.includes('<h1>登录运营控制台</h1>'), 'Chinese heading');
+  });
+});
