@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import { boot } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { announceDemo, showsCredentials } from './demo/announce.js';
+import { demoClient } from './demo/callback.js';
 import { ensureDemo } from './demo/demo.js';
 import { demoSignIn } from './demo/sign-in.js';
 import { redactingLogOptions } from './http/redact.js';
@@ -21,6 +22,7 @@ async function main(): Promise<void> {
   const app = await buildApp(services, {
     extraRoutes: (a) => {
       if (demo !== undefined && showsCredentials(process.stdout)) signIn = demoSignIn(a, services, demo.developerId);
+      if (demo !== undefined) demoClient(a, services, demo);
     },
     logger: { level: config.logLevel, ...redactingLogOptions },
   });
