@@ -1,7 +1,8 @@
 // Crash safety (issue 13): the real server process, killed with SIGKILL in the middle of concurrent
-// sends (with and without Idempotency-Key), event batches and offset polling, then restarted on the
-// same store. Whatever was acknowledged is stored exactly once; what was in flight is either wholly
-// there or wholly absent; Updates reach the poller without a gap and no message becomes two Updates.
+// sends (with and without Idempotency-Key), event batches, transfers and offset polling, then
+// restarted on the same store. Whatever was acknowledged is stored exactly once; what was in flight
+// is either wholly there or wholly absent; Updates reach the poller without a gap and no message
+// becomes two Updates; every payment order is paid exactly once and the ledger stays clean.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,12 +13,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
+import { boot } from '../src/bootstrap.js';
+import { loadConfig } from '../src/config.js';
+import { checkLedger } from '../src/modules/points/repo.js';
 import { PG_URL, storesUnderTest, type StoreKind } from './helpers/stores.js';
 
 const ADMIN = 'crash-test-admin-token-0123';
 const BOUNDED = { timeout: 90_000 };
 /** Acknowledged sends before the kill: enough that every kind of request is under way. */
 const SENDS_BEFORE_KILL = 60;
+/** Payment orders of 1.00 each, issued before the load; more than the transfers before the kill. */
+const ORDERS = 150;
+const REDIRECT = 'https://shop.example/cb';
 
 const freePort = async (): Promise<number> => {
   const server = createServer().listen(0, '127.0.0.1');
@@ -55,19 +62,33 @@ interface Server {
   process: ChildProcess;
 }
 
+/** The settings of the server under test; the test's own access to the store uses the same. */
+const settings = (databaseUrl: string, dir: string) => ({
+  DATABASE_URL: databaseUrl,
+  ADMIN_TOKEN: ADMIN,
+  KEY_FILE: join(dir, 'encryption.key'),
+  RATE_LIMITS: 'off',
+  LOG_LEVEL: 'silent',
+});
+
+/** Runs `fn` with the platform's services on the store (as the CLI does), then closes them. */
+async function withServices<T>(
+  databaseUrl: string,
+  dir: string,
+  fn: (s: Awaited<ReturnType<typeof boot>>['services']) => Promise<T>,
+) {
+  const booted = await boot(loadConfig(settings(databaseUrl, dir)));
+  try {
+    return await fn(booted.services);
+  } finally {
+    await booted.close();
+  }
+}
+
 async function startServer(databaseUrl: string, dir: string): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATABASE_URL: databaseUrl,
-      ADMIN_TOKEN: ADMIN,
-      KEY_FILE: join(dir, 'encryption.key'),
-      RATE_LIMITS: 'off',
-      LOG_LEVEL: 'silent',
-    },
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...settings(databaseUrl, dir) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const base = `http://127.0.0.1:${port}`;
@@ -130,6 +151,45 @@ for (const store of await storesUnderTest()) {
         const bot = created.body as { bot_user_id: string; api_key: string };
         const botHeaders = { 'x-api-key': bot.api_key };
 
+        // Payments: user 3 pays the shop's owner (user 0) through one-time tokens issued in advance
+        // by the platform's payment service, as the authorize page would after the user confirmed.
+        const [shopOwner, payer] = [userIds[0], userIds[3]] as [string, string];
+        const credit = await operator(first, 'POST', '/internal/v1/events', {
+          events: [{ id: 'credit-payer', type: 'points.credited', data: { user_id: payer, amount: '1000.00' } }],
+        });
+        assert.equal(credit.status, 200, JSON.stringify(credit.body));
+        const shopApp = await operator(first, 'POST', '/internal/v1/apps', {
+          owner_user_id: shopOwner,
+          name: 'crash shop',
+          redirect_uris: [REDIRECT],
+        });
+        assert.equal(shopApp.status, 201, JSON.stringify(shopApp.body));
+        const shop = shopApp.body as { app_id: string; app_secret: string };
+        const orders = await withServices(url, dir, async (s) => {
+          const ref = await s.oauth.appForRedirect(shop.app_id, REDIRECT);
+          assert.ok(ref !== undefined, 'the shop app is registered');
+          const issued: { code: string; serial_id: string }[] = [];
+          for (let i = 0; i < ORDERS; i++) {
+            issued.push(
+              await s.payments.authorize(ref, payer, {
+                amount: '1.00',
+                payer_user_id: payer,
+                receiver_user_id: shopOwner,
+                pay_type: 'send',
+                pay_info: `order ${i}`,
+              }),
+            );
+          }
+          return issued;
+        });
+        const transfer = (base: string, order: { code: string; serial_id: string }) =>
+          call(
+            base,
+            `POST`,
+            `/openapi/payment/transfer?${new URLSearchParams({ app_id: shop.app_id, app_secret: shop.app_secret }).toString()}`,
+            { access_token: order.code, serial_id: order.serial_id },
+          );
+
         // What the server acknowledged, and what was in flight when it died (outcome unknown).
         const sent = new Map<string, string>(); // text → message id
         const keyedInFlight = new Set<string>(); // Idempotency-Key (also the text) of sends in flight
@@ -138,6 +198,8 @@ for (const store of await storesUnderTest()) {
         let offset = 1;
         let alive = true;
         let n = 0;
+        const paid = new Set<string>(); // serials whose transfer answered "1"
+        let transferInFlight: string | undefined;
         const reachedThreshold = new EventEmitter();
         const loaded = once(reachedThreshold, 'enough');
 
@@ -191,6 +253,21 @@ for (const store of await storesUnderTest()) {
             entry.acknowledged = true;
           }
         };
+        const transferer = async () => {
+          for (const order of orders) {
+            if (!alive) return;
+            transferInFlight = order.serial_id;
+            let r;
+            try {
+              r = await transfer(first, order);
+            } catch {
+              return; // the server is gone
+            }
+            assert.equal(r.body.code, '1', JSON.stringify(r.body));
+            paid.add(order.serial_id);
+            transferInFlight = undefined;
+          }
+        };
         /** Follows the offset until `until()` holds and a poll comes back empty; long polls while `wait`. */
         const poller = async (base: string, until: () => boolean, wait: number) => {
           for (;;) {
@@ -210,7 +287,7 @@ for (const store of await storesUnderTest()) {
           }
         };
 
-        const load = [sender(true), sender(false), sender(true), sender(false), eventer(), eventer()];
+        const load = [sender(true), sender(false), sender(true), sender(false), eventer(), eventer(), transferer()];
         const polling = poller(first, () => !alive, 1).catch(() => undefined);
         // Killed while every loop has a request under way; a loop that stops early fails the test.
         await Promise.race([loaded, Promise.all(load).then(() => assert.fail('the load ended before the kill'))]);
@@ -258,6 +335,35 @@ for (const store of await storesUnderTest()) {
           if (acknowledged) assert.deepEqual({ applied, duplicates }, { applied: 0, duplicates: size });
           else assert.ok(duplicates === 0 || duplicates === size, `batch in flight: ${duplicates} of ${size} applied`);
         }
+
+        // Transfers: each acknowledged one done once (a repeat is -2016); the one in flight done at
+        // most once; the rest can still be paid. Then every order is paid exactly once.
+        assert.ok(paid.size > 0, 'transfers were acknowledged before the kill');
+        for (const order of orders) {
+          const r = await transfer(second, order);
+          if (paid.has(order.serial_id)) assert.equal(r.body.code, '-2016', `acknowledged ${order.serial_id}`);
+          else if (order.serial_id === transferInFlight)
+            assert.ok(['1', '-2016'].includes(String(r.body.code)), 'in flight');
+          else assert.equal(r.body.code, '1', `not yet sent ${order.serial_id}: ${JSON.stringify(r.body)}`);
+        }
+        const balance = async (userId: string) =>
+          (await operator(second, 'GET', `/internal/v1/users/${userId}/balance`)).body.balance;
+        assert.deepEqual(
+          [await balance(payer), await balance(shopOwner)],
+          [String(1000 - ORDERS), String(ORDERS)],
+          'every order paid exactly once',
+        );
+        const ledger = await withServices(url, dir, (s) => checkLedger(s.db.k));
+        assert.deepEqual(
+          [
+            ledger.sumOfBalancesCents,
+            ledger.negativeUserAccounts,
+            ledger.unbalancedTransactions,
+            ledger.entriesMatchBalances,
+          ],
+          [0n, 0, 0, true],
+          'ledger clean',
+        );
 
         // Updates: polled from the last offset on, without a gap; each message becomes one Update.
         await poller(second, () => true, 0);
