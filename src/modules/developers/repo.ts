@@ -88,6 +88,19 @@ export const findDelivery = (tx: Kysely<DB>, botUserId: string, seq: number) =>
     .where('seq', '=', seq)
     .executeTakeFirst();
 
+/** When a webhook delivery of the bot last got through (within the kept delivery log). */
+export const lastSuccessAt = async (tx: Kysely<DB>, botUserId: string): Promise<number | null> =>
+  (
+    await tx
+      .selectFrom('webhook_deliveries')
+      .select('created_at')
+      .where('bot_user_id', '=', botUserId)
+      .where('error', 'is', null)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+  )?.created_at ?? null;
+
 export const laterSuccess = async (tx: Kysely<DB>, botUserId: string, updateId: number, seq: number) =>
   (await tx
     .selectFrom('webhook_deliveries')

@@ -62,6 +62,8 @@ export interface BotView {
   webhook_url: string | null;
   payload_format: PayloadFormat;
   last_error: { at: number; message: string } | null;
+  /** The last delivery that got through: a later one resolves last_error. */
+  last_success_at: number | null;
   private_messages: PrivateMessagePolicy;
   group_invites: GroupInvitePolicy;
   permissions: Permission[];
@@ -143,6 +145,7 @@ export class DevelopersService {
       webhook_url: b.webhook_url,
       payload_format: b.payload_format,
       last_error: b.last_error_at === null ? null : { at: b.last_error_at, message: b.last_error_message ?? '' },
+      last_success_at: await repo.lastSuccessAt(q, botUserId),
       private_messages: b.private_message_policy,
       group_invites: b.group_invite_policy,
       permissions: await permissionsOf(q, botUserId),

@@ -39,13 +39,35 @@ const INVITE_OPTIONS = [
 
 const when = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
+/** The last delivery error: red while it is the latest news, neutral once a delivery got through after it. */
+function lastError(bot: BotView): Part {
+  const e = bot.last_error;
+  if (e === null) return false;
+  if (bot.last_success_at === null || bot.last_success_at < e.at) {
+    return html`<p class="note bad">Last error (${when(e.at)} UTC): ${e.message}</p>`;
+  }
+  return html`<p class="note" role="status">
+    Resolved: delivered at ${when(bot.last_success_at)} UTC, after the last error (${when(e.at)} UTC: ${e.message}).
+  </p>`;
+}
+
+const signOut = (ctx: PageContext): Html =>
+  html`<form method="post" action="${SITE}/sign-out" class="out">
+    <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
+    <button type="submit" class="secondary">Sign out</button>
+  </form>`;
+
 function layout(ctx: PageContext | undefined, title: string, body: Part): string {
   return SITE_SHEET.document(
     title,
     html`<header class="top">
         <div class="in">
           <a class="brand" href="${SITE}/">Open Platform <span>Developers</span></a>
-          ${ctx !== undefined && html`<span class="who">Signed in as <strong>${ctx.userName}</strong></span>`}
+          ${
+            ctx !== undefined &&
+            html`<span class="who">Signed in as <strong>${ctx.userName}</strong></span
+              >${signOut(ctx)}`
+          }
         </div>
       </header>
       <main>${body}</main>`,
@@ -326,11 +348,7 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
                 : html`Mode: <strong>Long polling</strong> (getUpdates)`
             }
           </p>
-          ${
-            bot.last_error !== null &&
-            bot.mode === 'webhook' &&
-            html`<p class="note bad">Last error (${when(bot.last_error.at)} UTC): ${bot.last_error.message}</p>`
-          }
+          ${bot.mode === 'webhook' && lastError(bot)}
           ${form(
             ctx,
             `${path}/webhook`,

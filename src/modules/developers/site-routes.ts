@@ -9,6 +9,7 @@ import { toAppError } from '../../http/errors.js';
 import { cookiesOf } from '../../http/pages/csrf.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
+import { SESSION_COOKIE } from '../sessions/service.js';
 import { PERMISSIONS } from '../bots/service.js';
 import {
   appPage,
@@ -113,6 +114,32 @@ export function developerSiteRoutes(app: App, s: Services): void {
   });
 
   app.get(SITE, options('Redirects to /developers/', {}), (_request, reply) => see(reply, `${SITE}/`));
+
+  app.post(
+    `${SITE}/sign-out`,
+    options('Sign out: ends the session and clears its cookie', { body: Form({}) }),
+    async (request, reply) => {
+      await poster(request, reply, request.body.csrf);
+      const { session } = cookiesOf(request);
+      if (session !== undefined) await s.sessions.end(session);
+      const secure = s.config.publicUrl.startsWith('https://') ? '; Secure' : '';
+      return reply
+        .header('set-cookie', `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure}`)
+        .code(303)
+        .header('location', `${SITE}/signed-out`)
+        .send();
+    },
+  );
+
+  app.get(`${SITE}/signed-out`, options('Signed out (HTML)', {}), (_request, reply) =>
+    reply.send(
+      messagePage(
+        undefined,
+        'You are signed out',
+        'This browser is no longer signed in to the developer site. Open it from the application to sign in again.',
+      ),
+    ),
+  );
 
   app.get(`${SITE}/`, options('Your apps and bots (HTML)', { querystring: Notices }), async (request, reply) => {
     const ctx = await viewer(request, reply);

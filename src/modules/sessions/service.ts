@@ -30,6 +30,11 @@ export class SessionsService {
     return { cookie: `${SESSION_COOKIE}=${token}`, expires_at: new Date(expiresAt).toISOString() };
   }
 
+  /** Ends the session of a cookie value (signing out): the cookie no longer signs anyone in. */
+  async end(token: string): Promise<void> {
+    await this.db.k.deleteFrom('sessions').where('session_hash', '=', sha256Hex(token)).execute();
+  }
+
   /** The signed-in user of a session cookie value, if the session is live. */
   async userOf(token: string | undefined): Promise<string | undefined> {
     if (token === undefined || token === '') return undefined;
