@@ -17,7 +17,6 @@ export const CONSOLE_SHEET = new Stylesheet(
 .ok-text{color:var(--ok)}
 .bad-text{color:var(--danger)}
 td form{display:inline-block;margin:0 6px 6px 0}
-.scroll{overflow-x:auto}
 `,
   true,
 );
@@ -44,23 +43,21 @@ export function form(ctx: ConsoleContext, action: string, body: Part, label: str
 }
 
 export const table = (headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
-  html`<div class="scroll">
-    <table>
-      <thead>
-        <tr>
-          ${headings.map((h) => html`<th scope="col">${h}</th>`)}
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map(
-          (cells) =>
-            html`<tr>
-              ${cells.map((c) => html`<td>${c}</td>`)}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
-  </div>`;
+  html`<table>
+    <thead>
+      <tr>
+        ${headings.map((h) => html`<th scope="col">${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (cells) =>
+          html`<tr>
+            ${cells.map((c) => html`<td>${c}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 
 export function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): string {
   const { t } = ctx;
@@ -143,7 +140,7 @@ export function homePage(ctx: ConsoleContext, pending: readonly PendingApplicati
           pending.length === 0
             ? html`<p>${t.noApplications}</p>`
             : table(
-                [t.bot, t.owner, t.permission, t.filed, ''],
+                [t.bot, t.owner, t.permission, t.filed, t.action],
                 pending.map((a) => [
                   html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.bot_name}</a><br /><code>${a.bot_user_id}</code>
                     <p class="fine">${a.description}</p>`,
@@ -231,7 +228,7 @@ export function botPage(ctx: ConsoleContext, b: Awaited<ReturnType<ConsoleServic
           b.deliveries.length === 0
             ? html`<p>${t.noDeliveries}</p>`
             : table(
-                [t.time, 'Update', 'HTTP', t.lastError, ''],
+                [t.time, 'Update', 'HTTP', t.lastError, t.action],
                 b.deliveries.map((d) => [
                   when(d.created_at),
                   d.update_id,

@@ -140,6 +140,7 @@ export function playgroundPage(ctx: PlaygroundContext, place: Place, chat?: Conv
         <section class="card" aria-labelledby="conv">
           <h2 id="conv">${heading}</h2>
           <ol
+            tabindex="0"
             id="log"
             class="log"
             aria-label="${t.conversation}"
