@@ -288,7 +288,7 @@ await describeStores('assistant without WEBHOOK_ALLOW_INSECURE', (t) => {
     await newBotByChat(c, 'Strict');
     assert.equal(
       await c.send('/setwebhook http://127.0.0.1:9/hook'),
-      "That URL can't be used: must start with https://. Try again, or /cancel.",
+      "That URL can't be used: must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development). Try again, or /cancel.",
     );
   });
 });
