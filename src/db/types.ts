@@ -182,7 +182,8 @@ export interface AppRedirectUrisTable {
 
 export type PrivateMessagePolicy = 'everyone' | 'following' | 'friends';
 export type GroupInvitePolicy = 'everyone' | 'following';
-export type PayloadFormat = 'update' | 'flat';
+/** `telegram`: the body is a Telegram Update (telegram-api.md setWebhook). */
+export type PayloadFormat = 'update' | 'flat' | 'telegram';
 
 export interface BotsTable {
   bot_user_id: string;

@@ -105,7 +105,7 @@ export const GetUpdatesParams = Type.Object({
 export const SetWebhookParams = Type.Object({
   url: Type.String({ minLength: 1, maxLength: 2048 }),
   secret_token: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{16,256}$' })),
-  payload_format: Type.Optional(Type.Union([Type.Literal('update'), Type.Literal('flat')])),
+  payload_format: Type.Optional(Type.Union([Type.Literal('update'), Type.Literal('flat'), Type.Literal('telegram')])),
   drop_pending_updates: Type.Optional(Type.Boolean()),
 });
 

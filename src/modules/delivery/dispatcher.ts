@@ -12,9 +12,10 @@ import type { Metrics } from '../../http/metrics.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Invalidations } from '../../lib/invalidation.js';
+import { presentUpdates } from '../telegram/presenter.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
 import { expireDeliveries, expireUpdates } from './repo.js';
-import { parseStored, webhookBody } from './stored.js';
+import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
 
 /** Longer than one attempt can take, so a lease outlives its attempt but not a crashed sender. */
@@ -36,6 +37,18 @@ export const backoffMs = (attempts: number, s: Pick<Config, 'webhookRetryBaseMs'
 export const webhookId = (botUserId: string, updateId: number): string => `upd_${botUserId}_${updateId}`;
 
 type Head = Awaited<ReturnType<typeof dueHeads>>[number];
+
+/** Performs a Telegram-format receiver's 2xx answer if it is a method call (never throws). */
+export type AnswerHandler = (botUserId: string, body: string) => Promise<void>;
+
+export const TELEGRAM_SECRET_HEADER = 'X-Telegram-Bot-Api-Secret-Token';
+
+/** The kinds a bot asked for (Telegram's allowed_updates, kept as JSON text); undefined for all. */
+function wanted(allowedUpdates: string | null): string[] | undefined {
+  if (allowedUpdates === null) return undefined;
+  const parsed: unknown = JSON.parse(allowedUpdates);
+  return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : undefined;
+}
 
 /**
  * The due head Update of each bot with a webhook. Driven from the bots (a partial index) and each
@@ -63,6 +76,7 @@ function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
       'b.webhook_url',
       'b.webhook_key_enc',
       'b.payload_format',
+      'b.allowed_updates',
     ])
     .where('b.webhook_url', 'is not', null)
     .where('u.next_attempt_at', '<=', now)
@@ -78,6 +92,7 @@ export class WebhookDispatcher {
   private stopped = true;
   /** Deliveries under way on this instance, by bot: at most one per bot keeps its Updates in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  private answers: AnswerHandler | undefined;
 
   constructor(
     private readonly db: Db,
@@ -90,6 +105,11 @@ export class WebhookDispatcher {
     invalidations.listen((key) => {
       if (key.startsWith(UPDATES_KEY_PREFIX) && !this.stopped) this.kick();
     });
+  }
+
+  /** Who performs method calls answered by Telegram-format receivers (the Telegram surface). */
+  answerWith(handler: AnswerHandler): void {
+    this.answers = handler;
   }
 
   start(): void {
@@ -184,14 +204,38 @@ export class WebhookDispatcher {
     return Number(r.numUpdatedRows) === 1;
   }
 
+  /** The body and extra headers of a delivery in the bot's payload format. */
+  private async request(
+    h: Head,
+    stored: StoredUpdate,
+    key: string,
+  ): Promise<{ body: string; headers: Record<string, string> }> {
+    if (h.payload_format !== 'telegram') return { body: webhookBody(stored, h.payload_format), headers: {} };
+    const [update] = await presentUpdates(this.db.k, [stored.update]);
+    // secret_token becomes the Webhook Key, so the receiver gets back the token it set.
+    return { body: JSON.stringify(update), headers: { [TELEGRAM_SECRET_HEADER]: key } };
+  }
+
   private async deliver(h: Head): Promise<void> {
     if (h.webhook_url === null || h.webhook_key_enc === null) return;
     const now = this.clock.now();
+    const stored = parseStored(h.payload);
+    const kinds = wanted(h.allowed_updates);
+    // Kinds the bot did not ask for are confirmed unsent, as getUpdates does.
+    if (kinds !== undefined && !kinds.some((kind) => kind in stored.update)) {
+      await this.db.k.deleteFrom('updates').where('seq', '=', h.seq).execute();
+      return;
+    }
+    const key = this.box.open(h.webhook_key_enc);
+    const { body, headers } = await this.request(h, stored, key);
+    const telegram = h.payload_format === 'telegram';
     const attempt = await postWebhook({
       url: h.webhook_url,
-      key: this.box.open(h.webhook_key_enc),
+      key,
       id: webhookId(h.bot_user_id, h.update_id),
-      body: webhookBody(parseStored(h.payload), h.payload_format),
+      body,
+      headers,
+      keepBody: telegram,
       allowInsecure: this.config.webhookAllowInsecure,
       now,
     });
@@ -217,6 +261,9 @@ export class WebhookDispatcher {
         await this.failed(tx, h, attempt, now);
       }
     });
+    if (attempt.ok && telegram && attempt.body !== undefined && attempt.body !== '') {
+      await this.answers?.(h.bot_user_id, attempt.body);
+    }
   }
 
   private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number): Promise<void> {

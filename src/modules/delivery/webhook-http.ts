@@ -10,7 +10,7 @@ import { performance } from 'node:perf_hooks';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** Response bytes read before the socket is dropped: receivers' bodies are never used. */
+/** Response bytes read before the socket is dropped (only a Telegram-format answer is used). */
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 const PRIVATE_ADDRESS = 'resolves to a private address';
@@ -83,7 +83,7 @@ function precheck(url: string, allowInsecure: boolean): { url: URL } | { reason:
     }
     return { url: parsed };
   }
-  if (parsed.protocol !== 'https:') return { reason: 'must start with https://' };
+  if (parsed.protocol !== 'https:') return { reason: INSECURE_REFUSED };
   const ip = literalIp(parsed.hostname);
   if (ip !== undefined && isDisallowedAddress(ip)) return { reason: PRIVATE_ADDRESS };
   return { url: parsed };
@@ -111,6 +111,8 @@ export interface Attempt {
   /** from a Retry-After header (seconds or HTTP date), in ms */
   retryAfterMs: number | null;
   durationMs: number;
+  /** The response body (up to 64 KiB), when the caller asked for it. */
+  body?: string;
 }
 
 /** Marks the refusal by our connect-time lookup so it is reported as such, not as a DNS failure. */
@@ -185,7 +187,7 @@ function describeError(err: unknown): string {
   }
 }
 
-/** One delivery attempt. Never throws. Uses node:http / node:https request with a custom `lookup` that resolves and refuses disallowed addresses at connect time (defends against DNS rebinding between check and delivery) unless allowInsecure; timeout WEBHOOK_TIMEOUT_MS (option `timeoutMs` to override for tests) covering connect + response; reads and discards the response body (cap what you read, e.g. 64 KiB) ; no redirects followed (a 3xx is a failure). `now` is used for the webhook-timestamp header. */
+/** One delivery attempt. Never throws. Extra `headers` go with the signed ones; `keepBody` returns the (capped) response body. Uses node:http / node:https request with a custom `lookup` that resolves and refuses disallowed addresses at connect time (defends against DNS rebinding between check and delivery) unless allowInsecure; timeout WEBHOOK_TIMEOUT_MS (option `timeoutMs` to override for tests) covering connect + response; reads and discards the response body (cap what you read, e.g. 64 KiB) ; no redirects followed (a 3xx is a failure). `now` is used for the webhook-timestamp header. */
 export async function postWebhook(input: {
   url: string;
   key: string;
@@ -194,6 +196,10 @@ export async function postWebhook(input: {
   allowInsecure: boolean;
   now: number;
   timeoutMs?: number;
+  /** Sent besides the signed ones (the Telegram format's secret token header). */
+  headers?: Record<string, string>;
+  /** Keep the response body (Telegram-format receivers may answer with a method call). */
+  keepBody?: boolean;
 }): Promise<Attempt> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -210,6 +216,7 @@ export async function postWebhook(input: {
     if ('reason' in pre) return failure(pre.reason);
     const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     const headers = {
+      ...input.headers,
       ...webhookHeaders(input.id, Math.floor(input.now / 1000), input.body, input.key),
       'Content-Length': String(Buffer.byteLength(input.body, 'utf8')),
     };
@@ -224,6 +231,7 @@ export async function postWebhook(input: {
       });
       let settled = false;
       let response: IncomingMessage | undefined;
+      const chunks: Buffer[] = [];
 
       const outcome = (res: IncomingMessage): Attempt => {
         const status = res.statusCode ?? 0;
@@ -235,6 +243,7 @@ export async function postWebhook(input: {
           error: ok ? null : redirect ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
           retryAfterMs: retryAfterMs(res.headers['retry-after'], input.now),
           durationMs: elapsed(),
+          ...(input.keepBody === true ? { body: Buffer.concat(chunks).toString('utf8') } : {}),
         };
       };
       const settle = (attempt: Attempt) => {
@@ -260,6 +269,7 @@ export async function postWebhook(input: {
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
+          if (input.keepBody === true) chunks.push(chunk);
           if (read >= MAX_RESPONSE_BYTES) settle(outcome(res));
         });
         // A body cut short does not change what the status said.

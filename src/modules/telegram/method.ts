@@ -1,6 +1,5 @@
 // One Telegram method: its parameter and result schemas (for validation and the OpenAPI document)
 // and what it does. The methods of a group live in methods/*.ts; routes.ts serves them all.
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { compileCoercing, describeValidation } from '../../http/validation.js';
 import type { Services } from '../../services.js';
@@ -13,8 +12,10 @@ export interface MethodCall {
   /** The bot's platform id and its Telegram number. */
   botId: string;
   botNumber: number;
-  request: FastifyRequest;
-  reply: FastifyReply;
+  /** The Idempotency-Key of the call, when it came over HTTP with one. */
+  idempotencyKey: string | undefined;
+  /** Marks the answer as a replay of an earlier send with the same key. */
+  replayed(): void;
 }
 
 export interface TelegramMethod {

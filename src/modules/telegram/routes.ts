@@ -8,70 +8,22 @@ import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
-import { hasNul, MAX_DEPTH, tooDeep } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
-import { badRequest, telegramErrorHandler } from './errors.js';
+import { telegramErrorHandler } from './errors.js';
 import type { TelegramMethod } from './method.js';
-import { botMethods } from './methods/bot.js';
-import { chatMethods } from './methods/chats.js';
-import { commandMethods } from './methods/commands.js';
-import { messageMethods } from './methods/messages.js';
-import { updateMethods } from './methods/updates.js';
+import { mergeParams } from './params.js';
+import { methodNamed, TELEGRAM_METHODS } from './registry.js';
 import * as repo from './repo.js';
 import { Failure, Success } from './schema.js';
+import { webhookAnswers } from './webhook-answers.js';
 
-export const TELEGRAM_METHODS: readonly TelegramMethod[] = [
-  ...botMethods,
-  ...messageMethods,
-  ...updateMethods,
-  ...chatMethods,
-  ...commandMethods,
-];
-const BY_NAME = new Map(TELEGRAM_METHODS.map((m) => [m.name.toLowerCase(), m]));
-
-/** Parameters that carry JSON when they arrive as text (in a form or the query string). */
-const STRUCTURED = new Set([
-  'reply_markup',
-  'entities',
-  'caption_entities',
-  'allowed_updates',
-  'commands',
-  'scope',
-  'reply_parameters',
-  'link_preview_options',
-]);
 const TOKEN = /^bot(\d{1,16}):(.{1,128})$/;
 const tags = ['Telegram Bot API'];
 const TokenParam = Type.String({ description: 'bot<bot id>:<App Key>, the bot\'s "Telegram token"' });
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function structured(key: string, value: unknown): unknown {
-  if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    throw badRequest(`can't parse ${key} JSON object`);
-  }
-  if (tooDeep(parsed)) throw badRequest(`${key} nests deeper than ${MAX_DEPTH} levels`);
-  return parsed;
-}
-
-/** Query and body merged (the body wins); JSON text of structured fields decoded; files kept as Buffers. */
-function paramsOf(request: FastifyRequest): Record<string, unknown> {
-  const merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const part of [request.query, request.body]) {
-    if (!isRecord(part)) continue;
-    for (const [key, value] of Object.entries(part)) {
-      if (hasNul(Buffer.isBuffer(value) ? '' : value)) throw badRequest(`${key}: text must not contain U+0000`);
-      merged[key] = structured(key, value);
-    }
-  }
-  return merged;
-}
-
 export async function telegramRoutes(app: App, s: Services): Promise<void> {
+  // A webhook's answer that is a method call runs through these same methods.
+  s.dispatcher.answerWith(webhookAnswers(s));
   // Bot numbers never change: a bot's is read once.
   const numbers = new LRUCache<string, number>({ max: 10_000 });
 
@@ -92,7 +44,18 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
   async function run(m: TelegramMethod | undefined, token: string, request: FastifyRequest, reply: FastifyReply) {
     const auth = await authenticate(token);
     if (m === undefined) throw new AppError(Errors.routeNotFound);
-    const result = await m.call({ s, ...auth, request, reply }, paramsOf(request));
+    const key = request.headers['idempotency-key'];
+    const result = await m.call(
+      {
+        s,
+        ...auth,
+        idempotencyKey: typeof key === 'string' ? key : undefined,
+        replayed: () => {
+          reply.header('idempotent-replayed', 'true');
+        },
+      },
+      mergeParams([request.query, request.body]),
+    );
     return { ok: true as const, result };
   }
 
@@ -137,8 +100,7 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
         url: '/:token/:method',
         config: { checksNul: true },
         schema: { hide: true, params: Type.Object({ token: TokenParam, method: Type.String() }) },
-        handler: (request, reply) =>
-          run(BY_NAME.get(request.params.method.toLowerCase()), request.params.token, request, reply),
+        handler: (request, reply) => run(methodNamed(request.params.method), request.params.token, request, reply),
       });
     },
     { prefix: '/telegram' },

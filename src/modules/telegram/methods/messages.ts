@@ -77,14 +77,13 @@ async function present(call: MethodCall, row: Omit<OutboxRow, 'seq'>) {
 }
 
 async function send(call: MethodCall, chat: ChatRef, content: Content) {
-  const key = call.request.headers['idempotency-key'];
   const sent = await call.s.messaging.send(call.credential, {
     ...content,
     chat,
     mentionUserIds: [],
-    idempotencyKey: typeof key === 'string' ? key : undefined,
+    idempotencyKey: call.idempotencyKey,
   });
-  if (sent.replayed) void call.reply.header('idempotent-replayed', 'true');
+  if (sent.replayed) call.replayed();
   return present(call, sent.row);
 }
 

@@ -71,6 +71,7 @@ export const updateMethods = [
       await allowedUpdates(call, p.allowed_updates);
       await call.s.delivery.setWebhook(call.botId, p.url, {
         secretToken: p.secret_token,
+        payloadFormat: 'telegram',
         dropPendingUpdates: p.drop_pending_updates,
       });
       return true as const;

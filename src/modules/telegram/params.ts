@@ -1,0 +1,44 @@
+// A method's parameters as Telegram takes them: from several parts (query string, body, a webhook
+// answer), merged with the later part winning; structured values sent as JSON text are decoded.
+import { hasNul, MAX_DEPTH, tooDeep } from '../../lib/nul.js';
+import { badRequest } from './errors.js';
+
+/** Parameters that carry JSON when they arrive as text (in a form or the query string). */
+const STRUCTURED = new Set([
+  'reply_markup',
+  'entities',
+  'caption_entities',
+  'allowed_updates',
+  'commands',
+  'scope',
+  'reply_parameters',
+  'link_preview_options',
+]);
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function structured(key: string, value: unknown): unknown {
+  if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw badRequest(`can't parse ${key} JSON object`);
+  }
+  if (tooDeep(parsed)) throw badRequest(`${key} nests deeper than ${MAX_DEPTH} levels`);
+  return parsed;
+}
+
+/** The parts merged (later ones win); JSON text of structured fields decoded; files kept as Buffers. */
+export function mergeParams(parts: readonly unknown[]): Record<string, unknown> {
+  const merged: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const part of parts) {
+    if (!isRecord(part)) continue;
+    for (const [key, value] of Object.entries(part)) {
+      if (hasNul(Buffer.isBuffer(value) ? '' : value)) throw badRequest(`${key}: text must not contain U+0000`);
+      merged[key] = structured(key, value);
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,142 @@
+// Telegram-format webhooks (telegram-api.md setWebhook, getWebhookInfo) driven by grammY's
+// webhookCallback behind a local node:http receiver with a secret token: the body is a Telegram
+// Update, X-Telegram-Bot-Api-Secret-Token carries the secret, a reply made by an API call or as the
+// webhook's answer lands in the outbox, allowed_updates holds for webhooks too. The dispatcher runs
+// one pass per tick().
+import assert from 'node:assert/strict';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, it } from 'node:test';
+import { Bot, webhookCallback } from 'grammy';
+import type { Update } from 'grammy/types';
+import { adminHeaders, describeStores } from './helpers/app.js';
+import { newBot, say } from './helpers/delivery.js';
+import { createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+import * as telegram from '../src/modules/telegram/repo.js';
+
+const SECRET = 'tg-secret_0123456789';
+
+interface Receiver {
+  url: string;
+  headers: IncomingHttpHeaders[];
+  updates: Update[];
+  server: Server;
+}
+
+/** grammY's webhookCallback on 127.0.0.1, recording each request's headers and each Update handled. */
+async function receiver(bot: Bot, secretToken: string): Promise<Receiver> {
+  const headers: IncomingHttpHeaders[] = [];
+  const updates: Update[] = [];
+  bot.use(async (ctx, next) => {
+    updates.push(ctx.update);
+    await next();
+  });
+  const handle = webhookCallback(bot, 'http', { secretToken });
+  const server = createServer((req, res) => {
+    headers.push(req.headers);
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, headers, updates, server };
+}
+
+await describeStores(
+  'Telegram-format webhooks through grammY',
+  (t) => {
+    let apiRoot = '';
+    let alice: TestUser;
+    let creds: BotCreds;
+    let token = '';
+    const servers: Server[] = [];
+    after(() => {
+      for (const s of servers) s.close();
+    });
+
+    const outbox = async (): Promise<string[]> => {
+      const r = await t().app.inject({ method: 'GET', url: '/internal/v1/messages?limit=100', headers: adminHeaders });
+      assert.equal(r.statusCode, 200, r.body);
+      return r.json<{ messages: { content: string }[] }>().messages.map((m) => m.content);
+    };
+    const echoBot = async (options: { webhookReply: boolean; secret: string }) => {
+      const bot = new Bot(token, {
+        client: { apiRoot, canUseWebhookReply: () => options.webhookReply },
+      });
+      const r = await receiver(bot, options.secret);
+      servers.push(r.server);
+      bot.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
+      return { bot, r };
+    };
+    const tick = () => t().services.dispatcher.tick();
+
+    it('starts listening and builds a user and a bot', async () => {
+      await t().app.listen({ host: '127.0.0.1', port: 0 });
+      apiRoot = `http://127.0.0.1:${(t().app.server.address() as AddressInfo).port}/telegram`;
+      [alice] = (await createUsers(t().app, 1)) as [TestUser];
+      creds = await newBot(t().app, 'webhook bot');
+      const n = await telegram.telegramIdOf(t().services.db.k, creds.bot_user_id);
+      token = `${String(n)}:${creds.api_key}`;
+    });
+
+    it('setWebhook with a secret token: the Update arrives in Telegram form; the reply comes back as the answer', async () => {
+      const { bot, r } = await echoBot({ webhookReply: true, secret: SECRET });
+      assert.equal(await bot.api.setWebhook(r.url, { secret_token: SECRET, allowed_updates: ['message'] }), true);
+      assert.deepEqual(await bot.api.getWebhookInfo(), {
+        url: r.url,
+        has_custom_certificate: false,
+        pending_update_count: 0,
+        max_connections: 1,
+        allowed_updates: ['message'],
+      });
+      await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'over the hook' });
+      assert.equal(await tick(), 1, 'one delivery');
+      assert.equal(r.headers[0]?.['x-telegram-bot-api-secret-token'], SECRET);
+      const aliceId = await telegram.telegramIdOf(t().services.db.k, alice.user_id);
+      const m = r.updates[0]?.message;
+      assert.ok(m !== undefined, `a message update: ${JSON.stringify(r.updates)}`);
+      assert.equal(r.updates[0]?.update_id, 1);
+      assert.deepEqual(
+        [m.text, m.chat, m.from],
+        [
+          'over the hook',
+          { id: aliceId, type: 'private', first_name: alice.name },
+          { id: aliceId, is_bot: false, first_name: alice.name },
+        ],
+      );
+      assert.ok((await outbox()).includes('echo: over the hook'), 'the webhook answer was performed');
+      assert.equal((await bot.api.getWebhookInfo()).pending_update_count, 0);
+    });
+
+    it('a reply by an API call from the handler lands in the outbox too', async () => {
+      const { bot, r } = await echoBot({ webhookReply: false, secret: SECRET });
+      await bot.api.setWebhook(r.url, { secret_token: SECRET });
+      await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'by api call' });
+      assert.equal(await tick(), 1, 'one delivery');
+      assert.equal(r.updates[0]?.message?.text, 'by api call');
+      assert.ok((await outbox()).includes('echo: by api call'), 'the reply was sent');
+    });
+
+    it('a receiver expecting another secret refuses with 401; getWebhookInfo reports it', async () => {
+      const { bot, r } = await echoBot({ webhookReply: true, secret: 'another-secret' });
+      await bot.api.setWebhook(r.url, { secret_token: SECRET });
+      await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'refused' });
+      assert.equal(await tick(), 1, 'one delivery');
+      assert.deepEqual(r.updates, [], 'not handled');
+      const info = await bot.api.getWebhookInfo();
+      assert.equal(info.pending_update_count, 1);
+      assert.equal(info.last_error_message, 'HTTP 401');
+      assert.ok(!(await outbox()).includes('echo: refused'), 'no reply');
+      assert.equal(await bot.api.deleteWebhook({ drop_pending_updates: true }), true);
+    });
+
+    it('allowed_updates applies to webhook delivery: other kinds are confirmed unsent', async () => {
+      const { bot, r } = await echoBot({ webhookReply: true, secret: SECRET });
+      await bot.api.setWebhook(r.url, { secret_token: SECRET, allowed_updates: ['callback_query'] });
+      await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'not wanted' });
+      await tick();
+      assert.deepEqual(r.headers, [], 'nothing posted');
+      assert.equal((await bot.api.getWebhookInfo()).pending_update_count, 0);
+      await bot.api.deleteWebhook();
+    });
+  },
+  { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
+);
