@@ -561,7 +561,10 @@ await describeStores(
         failed(await botCall(t().app, 'setWebhook', bot.api_key, { url }), 400, `Bad Request: url: ${reason}`, url);
       };
       await refused('http://bot.example/hook', 'must start with https://');
-      await refused('http://203.0.113.7/hook', 'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)');
+      await refused(
+        'http://203.0.113.7/hook',
+        'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)',
+      );
       for (const url of [
         'https://127.0.0.1/hook',
         'https://10.1.2.3/hook',

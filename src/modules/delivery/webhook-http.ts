@@ -68,7 +68,8 @@ function literalIp(hostname: string): string | undefined {
 
 /** The checks that need no DNS: parses, scheme, and literal IP hosts. */
 /** Names the setting, so a developer trying a local receiver knows what to change. */
-export const INSECURE_REFUSED = 'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)';
+export const INSECURE_REFUSED =
+  'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)';
 
 function precheck(url: string, allowInsecure: boolean): { url: URL } | { reason: string } {
   let parsed: URL;
