@@ -258,7 +258,14 @@ await describeStores(
       const owner = await oneUser();
       const r = await call('POST', '/internal/v1/bots', { owner_user_id: owner.user_id, name: 'Helper Bot' });
       assert.equal(r.status, 201);
-      assert.deepEqual(Object.keys(r.body).sort(), ['api_key', 'app_id', 'app_secret', 'bot_user_id', 'evm_address']);
+      assert.deepEqual(Object.keys(r.body).sort(), [
+        'api_key',
+        'app_id',
+        'app_secret',
+        'bot_user_id',
+        'evm_address',
+        'telegram_token',
+      ]);
       const bot = r.body as Record<string, string>;
       assert.match(String(bot.evm_address), /^0x[0-9a-fA-F]{40}$/);
       assert.ok(String(bot.bot_user_id).length > 0, 'String(bot.bot_user_id).length > 0');

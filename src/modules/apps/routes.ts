@@ -44,6 +44,7 @@ export function appRoutes(app: App, s: Services): void {
             api_key: Type.String(),
             app_secret: Type.String(),
             evm_address: Type.String(),
+            telegram_token: Type.String({ description: '<bot id>:<App Key>, the token Telegram libraries take' }),
           }),
           ...operatorErrors,
         },

@@ -8,6 +8,8 @@ import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { newApiKey, newAppId, newAppSecret, newBotUserId, newEvmAddress } from '../../lib/ids.js';
 import { appKey } from '../../lib/invalidation.js';
 import { insertBot, countBotsOf } from '../bots/repo.js';
+import { telegramIdOf } from '../telegram/repo.js';
+import { telegramToken } from '../telegram/token.js';
 import { setWallet, upsertUser, usersExist } from '../users/repo.js';
 import { findApp, insertApp, setApiKey, setAppSecret } from './repo.js';
 
@@ -34,6 +36,8 @@ export interface NewBotInput {
 export interface NewBot extends IssuedCredentials {
   bot_user_id: string;
   evm_address: string;
+  /** `<bot id>:<App Key>` for Telegram libraries. */
+  telegram_token: string;
 }
 
 export class AppsService {
@@ -119,7 +123,14 @@ export class AppsService {
       },
       now,
     );
-    return { bot_user_id: botUserId, ...plain, evm_address: evmAddress };
+    // The bot's number was assigned with its user row.
+    const botNumber = (await telegramIdOf(tx, botUserId)) ?? 0;
+    return {
+      bot_user_id: botUserId,
+      ...plain,
+      evm_address: evmAddress,
+      telegram_token: telegramToken(botNumber, plain.api_key),
+    };
   }
 
   /** Refuses (bot_limit_reached) when the owner already has the most bots an account may have. */

@@ -167,6 +167,7 @@ export class AssistantService {
         '',
         `App Key: ${bot.api_key}`,
         `App Secret: ${bot.app_secret}`,
+        `Telegram token: ${bot.telegram_token}`,
         `EVM address: ${bot.evm_address}`,
         '',
         'Send the App Key as X-API-KEY when the bot calls the API. Keep the App Secret safe: I will not show it again (/resetsecret issues a new one).',
@@ -218,13 +219,16 @@ export class AssistantService {
       case 'token': {
         const b = await view();
         return {
-          reply: `App Key of ${b.name}: ${b.api_key}\nSend it as X-API-KEY. The App Secret is not shown again; /resetsecret issues a new one.`,
+          reply: `App Key of ${b.name}: ${b.api_key}\nTelegram token of ${b.name}: ${b.telegram_token}\nSend the App Key as X-API-KEY, or use the Telegram token with a Telegram bot library (its API root is this server's /telegram). The App Secret is not shown again; /resetsecret issues a new one.`,
         };
       }
       case 'revoke': {
         const b = await view();
         const key = await this.developers.resetKey(w, user, b.app_id);
-        return { reply: `New App Key of ${b.name}: ${key}\nThe old key stopped working.` };
+        const { telegram_token } = await view();
+        return {
+          reply: `New App Key of ${b.name}: ${key}\nNew Telegram token of ${b.name}: ${telegram_token}\nThe old key stopped working.`,
+        };
       }
       case 'resetsecret': {
         const b = await view();

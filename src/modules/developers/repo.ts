@@ -30,6 +30,7 @@ export const ownedBot = (tx: Kysely<DB>, ownerUserId: string, botUserId: string)
       'u.name',
       'u.avatar',
       'u.level',
+      'u.telegram_id',
       'a.api_key_enc',
     ])
     .where('b.bot_user_id', '=', botUserId)

@@ -24,6 +24,7 @@ import { updatesKey } from '../delivery/fanout.js';
 import { insertUpdate } from '../delivery/repo.js';
 import type { DeliveryService } from '../delivery/service.js';
 import type { VettedWebhookUrl } from '../delivery/webhook-http.js';
+import { telegramToken } from '../telegram/token.js';
 import * as repo from './repo.js';
 import * as rules from './rules.js';
 
@@ -58,6 +59,8 @@ export interface BotView {
   level: number;
   evm_address: string;
   api_key: string;
+  /** `<bot id>:<App Key>` for Telegram libraries. */
+  telegram_token: string;
   mode: ReceivingMode;
   webhook_url: string | null;
   payload_format: PayloadFormat;
@@ -132,6 +135,7 @@ export class DevelopersService {
 
   async bot(ownerUserId: string, botUserId: string, q: Kysely<DB> = this.db.k): Promise<BotView> {
     const b = await this.ownedBot(q, ownerUserId, botUserId);
+    const apiKey = this.apps.revealKey(b);
     return {
       bot_user_id: b.bot_user_id,
       app_id: b.app_id,
@@ -140,7 +144,8 @@ export class DevelopersService {
       description: b.description,
       level: b.level,
       evm_address: b.evm_address,
-      api_key: this.apps.revealKey(b),
+      api_key: apiKey,
+      telegram_token: telegramToken(b.telegram_id, apiKey),
       mode: modeOf(b.webhook_url),
       webhook_url: b.webhook_url,
       payload_format: b.payload_format,

@@ -335,6 +335,7 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
     html`${pageHead(bot.name, bot.avatar, html`Bot id <code>${bot.bot_user_id}</code> ${modePill(bot.mode)}`, n)}
       <div class="grid">
         ${credentialsCard(ctx, path, bot.api_key, [
+          row('Telegram token', html`<code>${bot.telegram_token}</code>`),
           row('App id', html`<code>${bot.app_id}</code>`),
           row('Level', String(bot.level)),
           row('EVM address', html`<code>${bot.evm_address}</code>`),

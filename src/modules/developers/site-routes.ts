@@ -162,6 +162,7 @@ export function developerSiteRoutes(app: App, s: Services): void {
           values: [
             ['App Key', bot.api_key],
             ['App Secret', bot.app_secret],
+            ['Telegram token', bot.telegram_token],
             ['EVM address', bot.evm_address],
           ],
           back: `${SITE}/bots/${bot.bot_user_id}`,
