@@ -1,18 +1,27 @@
 // Transfers per second through HTTP: POST /openapi/payment/transfer with one-time tokens issued in
 // advance by the platform server (token issue is not measured), each order sent exactly once, 32
-// concurrent clients, against the bare Fastify route. After the rounds the server reports the
-// orders by status and checks the ledger (checkLedger).
+// concurrent clients, on SQLite (target) and PostgreSQL (reported, no target), against the bare
+// Fastify route. After the rounds each server reports its orders by status and checks the ledger
+// (checkLedger). BENCH_ORDERS (default 60,000) orders per store are shared by the warm-up and the
+// rounds in proportion to their time: a short smoke run needs far fewer.
 import type autocannon from 'autocannon';
-import type { BenchCase, Check, TargetResult } from '../lib/types.js';
+import type { BenchCase, Check, Target, TargetResult } from '../lib/types.js';
 import { BARE_PATH } from '../servers/bare.js';
 import type { PlatformInfo, TransferOrders } from '../servers/platform.js';
 
-const TRANSFERS_MIN = 1000;
-/** Orders issued in advance; the warm-up and the rounds share them in proportion to their time. */
-const ORDERS = 60_000;
+const TRANSFERS_MIN = 3000;
+const ORDERS = Number(process.env.BENCH_ORDERS ?? 60_000);
 
-/** What the load generator saw, per run of the case (module state: the load generator is this process). */
-const seen = { sent: 0, succeeded: 0, otherResults: 0, exhausted: 0, samples: new Set<string>() };
+/** What the load generator saw for one target (the load generator is this process). */
+interface Seen {
+  sent: number;
+  succeeded: number;
+  otherResults: number;
+  exhausted: number;
+  samples: Set<string>;
+}
+
+const seenBy = new Map<string, Seen>();
 
 function ordersOf(raw: unknown): TransferOrders {
   const t = (raw as PlatformInfo).transfers;
@@ -23,7 +32,7 @@ function ordersOf(raw: unknown): TransferOrders {
 /** Per server: the next order to send (each round continues where the last one stopped). */
 const cursors = new WeakMap<TransferOrders, { next: number }>();
 
-function transferRequest(t: TransferOrders): autocannon.Request {
+function transferRequest(t: TransferOrders, seen: Seen): autocannon.Request {
   let cursor = cursors.get(t);
   if (cursor === undefined) {
     cursor = { next: 0 };
@@ -54,63 +63,82 @@ function transferRequest(t: TransferOrders): autocannon.Request {
   };
 }
 
+function transferTarget(label: string, store: 'sqlite' | 'postgres'): Target {
+  const seen: Seen = { sent: 0, succeeded: 0, otherResults: 0, exhausted: 0, samples: new Set() };
+  seenBy.set(label, seen);
+  return {
+    label,
+    server: 'platform',
+    params: { store, users: 200, transfers: ORDERS, payers: 16 },
+    requests: (raw) => [transferRequest(ordersOf(raw), seen)],
+    supply: (raw) => ordersOf(raw).orders.length,
+  };
+}
+
+/** Exactly-once and the ledger, for one store. */
+function ledgerChecks(label: string, t: TargetResult, seen: Seen): Check[] {
+  const report = t.report ?? {};
+  const value = (key: string) => report[key] ?? NaN;
+  if (seen.samples.size > 0) process.stderr.write(`${label}: other results, e.g. ${[...seen.samples].join(' ')}\n`);
+  const failed = seen.otherResults + t.median.non2xx + t.median.errors + seen.exhausted;
+  return [
+    {
+      name: `${label}: transfers not answered code "1" (all rounds and warm-up)`,
+      value: failed,
+      limit: '= 0',
+      pass: failed === 0,
+    },
+    {
+      name: `${label}: orders completed on the server = transfers answered "1"`,
+      value: value('completed'),
+      limit: `= ${seen.succeeded}`,
+      pass: value('completed') === seen.succeeded && value('failed') === 0,
+    },
+    {
+      name: `${label}: payers' balance left (cents) = issued - completed`,
+      value: value('payersLeftCents'),
+      limit: `= ${value('payersLeftExpectedCents')}`,
+      pass: value('payersLeftCents') === value('payersLeftExpectedCents'),
+    },
+    {
+      name: `${label}: ledger clean after the run (checkLedger)`,
+      value: value('ledgerClean'),
+      limit: '= 1',
+      pass: value('ledgerClean') === 1,
+    },
+  ];
+}
+
 export const transfersCase: BenchCase = {
   name: 'transfers',
   description: 'POST /openapi/payment/transfer (pre-issued one-time tokens, each sent once, 1.00 each) vs a bare route',
   connections: 32,
   targets: [
     { label: 'bare', server: 'bare', requests: () => [{ method: 'GET', path: BARE_PATH }] },
-    {
-      label: 'transfer',
-      server: 'platform',
-      params: { users: 200, transfers: ORDERS, payers: 16 },
-      requests: (raw) => [transferRequest(ordersOf(raw))],
-      supply: (raw) => ordersOf(raw).orders.length,
-    },
+    transferTarget('transfer', 'sqlite'),
+    transferTarget('transfer-pg', 'postgres'),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
     const bare = r.bare?.median;
-    const transfer = r.transfer;
-    if (bare === undefined || transfer === undefined) return [];
-    const rps = transfer.median.rps;
-    const report = transfer.report ?? {};
-    const value = (key: string) => report[key] ?? NaN;
-    if (seen.samples.size > 0) process.stderr.write(`transfers: other results, e.g. ${[...seen.samples].join(' ')}\n`);
-    const failed = seen.otherResults + transfer.median.non2xx + transfer.median.errors + seen.exhausted;
+    const sqlite = r.transfer;
+    const pg = r['transfer-pg'];
+    if (bare === undefined || sqlite === undefined || pg === undefined) return [];
+    const rps = sqlite.median.rps;
     return [
-      { name: 'transfers/s', value: rps, limit: `>= ${TRANSFERS_MIN}`, pass: rps >= TRANSFERS_MIN },
+      { name: 'transfers/s, SQLite', value: rps, limit: `>= ${TRANSFERS_MIN}`, pass: rps >= TRANSFERS_MIN },
+      { name: 'transfers/s, PostgreSQL (reported, no target)', value: pg.median.rps, limit: 'none', pass: true },
       // For comparison across machines only: a transfer is a transaction of about ten statements
       // (order claim, two debits/credits, ledger rows) where the bare route does nothing.
       {
-        name: 'transfers/s ratio transfer/bare (reported, no limit)',
+        name: 'transfers/s ratio SQLite/bare (reported, no limit)',
         value: rps / bare.rps,
         limit: 'none',
         pass: true,
       },
-      {
-        name: 'transfers not answered code "1" (all rounds and warm-up)',
-        value: failed,
-        limit: '= 0',
-        pass: failed === 0,
-      },
-      {
-        name: 'orders completed on the server = transfers answered "1"',
-        value: value('completed'),
-        limit: `= ${seen.succeeded}`,
-        pass: value('completed') === seen.succeeded && value('failed') === 0,
-      },
-      {
-        name: "payers' balance left (cents) = issued - completed",
-        value: value('payersLeftCents'),
-        limit: `= ${value('payersLeftExpectedCents')}`,
-        pass: value('payersLeftCents') === value('payersLeftExpectedCents'),
-      },
-      {
-        name: 'ledger clean after the run (checkLedger)',
-        value: value('ledgerClean'),
-        limit: '= 1',
-        pass: value('ledgerClean') === 1,
-      },
+      ...[sqlite, pg].flatMap((t) => {
+        const seen = seenBy.get(t.label);
+        return seen === undefined ? [] : ledgerChecks(t.label, t, seen);
+      }),
     ];
   },
 };

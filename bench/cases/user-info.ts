@@ -4,7 +4,7 @@ import type { BenchCase, Check, TargetResult } from '../lib/types.js';
 import { BARE_PATH } from '../servers/bare.js';
 import type { PlatformInfo } from '../servers/platform.js';
 
-const RATIO_MIN = 0.5;
+const RATIO_MIN = 0.6;
 const P99_MAX_MS = 15;
 
 export const userInfoCase: BenchCase = {

@@ -30,11 +30,11 @@ export function formatCase(c: CaseResult): string {
     ],
     ...c.targets.map((t) => [
       t.label,
-      fmt(t.median.rps),
+      fmt(t.median.rps, t.median.rps < 100 ? 1 : 0),
       fmt(t.median.p50, 2),
       fmt(t.median.p99, 2),
       fmt(t.median.max, 1),
-      t.rounds.map((r) => fmt(r.rps)).join(' / '),
+      t.rounds.map((r) => fmt(r.rps, r.rps < 100 ? 1 : 0)).join(' / '),
       fmt(t.median.non2xx),
       fmt(t.median.errors),
       `${fmt(t.median.serverCpu * 100)}%`,
@@ -42,20 +42,22 @@ export function formatCase(c: CaseResult): string {
       `${fmt(t.median.loadCpu * 100)}%`,
     ]),
   ];
-  const notes = c.targets.flatMap((t) => t.notes.map((n) => `  ${t.label}: ${n}`));
+  const notes = [
+    ...c.notes.map((n) => `  ${n}`),
+    ...c.targets.flatMap((t) => t.notes.map((n) => `  ${t.label}: ${n}`)),
+  ];
   const checks = c.checks.map(
     (k) => `  ${k.pass ? 'PASS' : 'FAIL'}  ${k.name} = ${fmt(k.value, Number.isInteger(k.value) ? 0 : 2)} (${k.limit})`,
   );
-  return [
-    `== ${c.name}: ${c.description}`,
-    ...notes,
-    '',
-    table(rows)
-      .split('\n')
-      .map((l) => `  ${l}`)
-      .join('\n'),
-    '',
-    ...checks,
-    '',
-  ].join('\n');
+  const body =
+    c.targets.length === 0
+      ? []
+      : [
+          table(rows)
+            .split('\n')
+            .map((l) => `  ${l}`)
+            .join('\n'),
+          '',
+        ];
+  return [`== ${c.name}: ${c.description}`, ...notes, '', ...body, ...checks, ''].join('\n');
 }

@@ -3,17 +3,18 @@
 import { runLoad } from './load.js';
 import { startServer, type ServerProcess } from './spawn.js';
 import { median, round2 } from './stats.js';
-import type { BenchCase, CaseResult, Round, ServerReport, Target, TargetResult } from './types.js';
+import type {
+  BenchCase,
+  CaseResult,
+  LoadCase,
+  Round,
+  RunSettings,
+  ServerReport,
+  Target,
+  TargetResult,
+} from './types.js';
 
-export interface RunSettings {
-  durationS: number;
-  warmupS: number;
-  rounds: number;
-  connections: number;
-  /** When set, servers run with --cpu-prof and write their profiles here. */
-  cpuProfDir?: string;
-  log(line: string): void;
-}
+export type { RunSettings } from './types.js';
 
 interface Running {
   target: Target;
@@ -40,7 +41,8 @@ async function measure(r: Running, s: RunSettings, durationS: number): Promise<R
   const loadCpu = process.cpuUsage(loadBefore);
   const cpuAfter = await r.server.cpuMicros();
   return {
-    rps: Math.round(load.rps),
+    // Not rounded to whole requests: the ingest cases send a few large batches per second.
+    rps: round2(load.rps),
     p50: round2(load.p50),
     p99: round2(load.p99),
     max: round2(load.max),
@@ -57,7 +59,7 @@ const summarize = (rounds: Round[]): Round => {
   const med = (key: keyof Round) => median(rounds.map((r) => r[key]));
   const sum = (key: keyof Round) => rounds.reduce((t, r) => t + r[key], 0);
   return {
-    rps: Math.round(med('rps')),
+    rps: round2(med('rps')),
     p50: round2(med('p50')),
     p99: round2(med('p99')),
     max: round2(Math.max(...rounds.map((r) => r.max))),
@@ -71,6 +73,14 @@ const summarize = (rounds: Round[]): Round => {
 };
 
 export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult> {
+  if ('run' in c) {
+    const { notes, checks } = await c.run(s);
+    return { name: c.name, description: c.description, targets: [], notes, checks };
+  }
+  return runLoadCase(c, s);
+}
+
+async function runLoadCase(c: LoadCase, s: RunSettings): Promise<CaseResult> {
   const running: Running[] = [];
   // Targets naming the same server and params share one process (and its seeded data).
   const servers = new Map<string, ServerProcess>();
@@ -126,6 +136,7 @@ export async function runCase(c: BenchCase, s: RunSettings): Promise<CaseResult>
     name: c.name,
     description: c.description,
     targets,
+    notes: [],
     checks: c.checks(Object.fromEntries(targets.map((t) => [t.label, t]))),
   };
 }

@@ -83,7 +83,8 @@ export interface Check {
   pass: boolean;
 }
 
-export interface BenchCase {
+/** A case of autocannon rounds against targets, judged over the medians. */
+export interface LoadCase {
   name: string;
   description: string;
   /** Connections for this case, when it differs from BENCH_CONNECTIONS (latency cases use fewer). */
@@ -92,9 +93,35 @@ export interface BenchCase {
   checks(results: Record<string, TargetResult>): Check[];
 }
 
+/** What `npm run bench` was asked for (environment settings). */
+export interface RunSettings {
+  durationS: number;
+  warmupS: number;
+  rounds: number;
+  connections: number;
+  /** When set, servers run with --cpu-prof and write their profiles here. */
+  cpuProfDir?: string;
+  log(line: string): void;
+}
+
+/**
+ * A case that drives its own traffic instead of autocannon rounds (long polls held open, several
+ * instances): it starts its servers, runs for about `durationS` and stops them itself.
+ */
+export interface ScriptedCase {
+  name: string;
+  description: string;
+  run(s: RunSettings): Promise<{ notes: string[]; checks: Check[] }>;
+}
+
+export type BenchCase = LoadCase | ScriptedCase;
+
 export interface CaseResult {
   name: string;
   description: string;
+  /** Empty for a scripted case. */
   targets: TargetResult[];
+  /** Lines describing a scripted case's setup and what it saw. */
+  notes: string[];
   checks: Check[];
 }

@@ -3,7 +3,8 @@
 //   'delivery-seed' creates a store in params.dir with params.bots bots (five per owner, the limit)
 //   and stops: the serving process then starts on that store, as after a restart, so its memory
 //   is the platform's and not the seeding's.
-//   'delivery' serves the store in params.dir (params.adminToken, params.encryptionKey as seeded).
+//   'delivery' serves the store in params.dir (params.adminToken, params.encryptionKey as seeded),
+//   or the one params.databaseUrl names, with params.redisUrl when given (several instances).
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
@@ -26,7 +27,8 @@ const text = (p: Params, key: string): string => {
 
 const configOf = (p: Params) =>
   loadConfig({
-    DATABASE_URL: `sqlite:${join(text(p, 'dir'), 'platform.db')}`,
+    DATABASE_URL: typeof p.databaseUrl === 'string' ? p.databaseUrl : `sqlite:${join(text(p, 'dir'), 'platform.db')}`,
+    ...(typeof p.redisUrl === 'string' ? { REDIS_URL: p.redisUrl } : {}),
     ENCRYPTION_KEY: text(p, 'encryptionKey'),
     ADMIN_TOKEN: text(p, 'adminToken'),
     RATE_LIMITS: 'off',
@@ -70,7 +72,7 @@ export const deliveryServer: ServerKind = {
     return {
       port: (app.server.address() as AddressInfo).port,
       info: null,
-      notes: ['buildApp on the seeded SQLite file, webhook dispatcher running, logger warn'],
+      notes: ['buildApp on the given store, webhook dispatcher running, logger warn'],
       close: async () => {
         await app.close();
         await s.dispatcher.stop();

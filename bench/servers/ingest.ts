@@ -1,67 +1,35 @@
 // Our application for the ingest case, booted as `npm start` boots it (src/bootstrap.ts, buildApp),
 // on a fresh SQLite file or a fresh PostgreSQL database (params.store), with `moments` moments by
 // as many users already known, for the batches' likes.
-//   params: store ('sqlite' or 'postgres', default sqlite), moments (default 1000).
-//   PostgreSQL: BENCH_PG_URL (default TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test)
-//   names the server where a database is created for the run and dropped afterwards.
+//   params: store ('sqlite' or 'postgres', default sqlite), moments (default 1000), and for the
+//   message mix (bench/lib/chat.ts) bots, groups, botsPerGroup, chatUsers (default 0: no chat world).
+//   PostgreSQL: BENCH_PG_URL names the server where a database is created and dropped (lib/store.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { buildApp } from '../../src/app.js';
 import { boot } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
-import type { ServerKind } from '../lib/types.js';
+import { buildChatWorld, type ChatWorld } from '../lib/chat.js';
+import { freshStore, storeKind } from '../lib/store.js';
+import type { Params, ServerKind } from '../lib/types.js';
 
 export interface IngestInfo {
   adminToken: string;
   momentIds: string[];
+  /** With params.bots: users, bots and groups for message.created batches. */
+  chat: ChatWorld | null;
 }
 
-const PG_URL = process.env.BENCH_PG_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function onServer(sqlText: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    await client.query(sqlText);
-  } finally {
-    await client.end();
-  }
-}
-
-/** A fresh store: its DATABASE_URL and how to remove it. */
-async function freshStore(store: string): Promise<{ url: string; where: string; remove(): Promise<void> }> {
-  if (store === 'postgres') {
-    const name = `bench_ingest_${randomBytes(6).toString('hex')}`;
-    await onServer(`CREATE DATABASE ${name}`);
-    const url = new URL(PG_URL);
-    url.pathname = `/${name}`;
-    return {
-      url: url.toString(),
-      where: `PostgreSQL database ${name}`,
-      remove: () => onServer(`DROP DATABASE ${name}`),
-    };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
-  return {
-    url: `sqlite:${join(dir, 'platform.db')}`,
-    where: `SQLite file in ${dir}`,
-    remove: () => {
-      rmSync(dir, { recursive: true, force: true });
-      return Promise.resolve();
-    },
-  };
-}
+const num = (p: Params, key: string, fallback: number): number => {
+  const v = p[key];
+  return typeof v === 'number' ? v : fallback;
+};
 
 export const ingestServer: ServerKind = {
   name: 'ingest',
   async start(params) {
-    const store = params.store === 'postgres' ? 'postgres' : 'sqlite';
-    const moments = typeof params.moments === 'number' ? params.moments : 1000;
-    const target = await freshStore(store);
+    const moments = num(params, 'moments', 1000);
+    const target = await freshStore(storeKind(params.store), 'ingest');
     const adminToken = randomBytes(24).toString('hex');
     const config = loadConfig({
       DATABASE_URL: target.url,
@@ -85,13 +53,41 @@ export const ingestServer: ServerKind = {
       ]),
     );
     if (seeded.refused.length > 0) throw new Error(`ingest seed refused: ${JSON.stringify(seeded.refused)}`);
+    const bots = num(params, 'bots', 0);
+    const chat =
+      bots === 0
+        ? null
+        : await buildChatWorld(
+            {
+              ingest: async (events) => {
+                const r = await booted.services.events.ingest(events);
+                if (r.refused.length > 0) throw new Error(`chat world refused: ${JSON.stringify(r.refused[0])}`);
+              },
+              createBot: (owner, name) => booted.services.apps.createBot({ owner_user_id: owner, name }),
+            },
+            {
+              users: num(params, 'chatUsers', 200),
+              bots,
+              groups: num(params, 'groups', 20),
+              botsPerGroup: num(params, 'botsPerGroup', 3),
+            },
+            'w',
+          );
     const app = await buildApp(booted.services, { logger: { level: config.logLevel } });
     await app.listen({ host: '127.0.0.1', port: 0 });
-    const info: IngestInfo = { adminToken, momentIds };
+    const info: IngestInfo = { adminToken, momentIds, chat };
     return {
       port: (app.server.address() as AddressInfo).port,
       info,
-      notes: [`buildApp on a fresh ${target.where}, RATE_LIMITS=off; ${moments} moments by as many users`],
+      notes: [
+        `buildApp on a fresh ${target.where}, RATE_LIMITS=off; ${moments} moments by as many users`,
+        ...(chat === null
+          ? []
+          : [
+              `chat: ${chat.users.length} users, ${chat.bots.length} bots (long polling, nobody polls), ` +
+                `${chat.groups.length} groups with ${chat.groups[0]?.bots.length ?? 0} bots each`,
+            ]),
+      ],
       close: async () => {
         await app.close();
         await booted.close();

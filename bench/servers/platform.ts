@@ -1,17 +1,15 @@
 // Our application as `npm run serve` builds it (buildApp from src/app.ts, same logger options),
-// on a fresh SQLite file in a temporary directory, with the demo and a synthetic community loaded
-// and one app created for the load generator.
-//   params: users (default 2000), likes (default 10 per user), seed (default 1),
+// on a fresh SQLite file (or, with params.store 'postgres', a fresh PostgreSQL database; see
+// lib/store.ts), with the demo and a synthetic community loaded and one app created for the load
+// generator.
+//   params: store ('sqlite' or 'postgres', default sqlite), users (default 2000), likes (default 10 per user), seed (default 1),
 //           logLevel (default 'warn'), sampleUsers (ids handed to the load generator, default 1000),
 //           transfers (one-time payment tokens issued in advance, default 0) and payers (default 16):
 //           that many payers, each credited exactly what its orders need, pay 1.00 per order to the
 //           app's owner; orders go round the payers. After the rounds the server reports the orders
 //           by status and checkLedger (src/modules/points/repo.ts).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
 import { boot } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
@@ -21,6 +19,7 @@ import { formatCents } from '../../src/lib/money.js';
 import { checkLedger } from '../../src/modules/points/repo.js';
 import type { Services } from '../../src/services.js';
 import type { AppCredentials } from '../lib/signing.js';
+import { freshStore, storeKind } from '../lib/store.js';
 import type { Params, ServerKind, ServerReport } from '../lib/types.js';
 
 export interface PlatformInfo {
@@ -93,9 +92,10 @@ async function transfersReport(s: Services, issued: number, payers: string[]): P
     .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('balance_cents'), eb.lit(0)).as('cents'))
     .where('user_id', 'in', payers)
     .executeTakeFirstOrThrow();
+  const leftCents = left.cents;
   const l = await checkLedger(s.db.k);
   const clean =
-    l.sumOfBalancesCents === 0 &&
+    l.sumOfBalancesCents === 0n &&
     l.creditedCents === l.userBalancesCents &&
     l.negativeUserAccounts === 0 &&
     l.entriesMatchBalances &&
@@ -105,7 +105,7 @@ async function transfersReport(s: Services, issued: number, payers: string[]): P
   return {
     notes: [
       `after the rounds: ${issued} orders issued, ${completed} completed, ${count('failed')} failed, ` +
-        `${count('authorized')} never sent; payers hold ${formatCents(left.cents)} (expected ${formatCents(expectedLeft)})`,
+        `${count('authorized')} never sent; payers hold ${formatCents(leftCents)} (expected ${formatCents(expectedLeft)})`,
       `checkLedger: ${l.accounts} accounts, sum of balances ${l.sumOfBalancesCents}, credited ${l.creditedCents} = ` +
         `user balances ${l.userBalancesCents}, ${l.negativeUserAccounts} negative user accounts, ` +
         `entries match balances: ${l.entriesMatchBalances}, ${l.unbalancedTransactions} unbalanced transactions: ` +
@@ -116,7 +116,7 @@ async function transfersReport(s: Services, issued: number, payers: string[]): P
       completed,
       failed: count('failed'),
       unsent: count('authorized'),
-      payersLeftCents: left.cents,
+      payersLeftCents: leftCents,
       payersLeftExpectedCents: expectedLeft,
       ledgerClean: clean ? 1 : 0,
     },
@@ -138,9 +138,9 @@ export const platformServer: ServerKind = {
     const logLevel = typeof params.logLevel === 'string' ? params.logLevel : 'warn';
     const transfers = num(params, 'transfers', 0);
 
-    const dir = mkdtempSync(join(tmpdir(), 'bench-platform-'));
+    const store = await freshStore(storeKind(params.store), 'platform');
     const config = loadConfig({
-      DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
+      DATABASE_URL: store.url,
       ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       ADMIN_TOKEN: randomBytes(24).toString('hex'),
       RATE_LIMITS: 'off',
@@ -207,7 +207,7 @@ export const platformServer: ServerKind = {
       port: (app.server.address() as AddressInfo).port,
       info,
       notes: [
-        `buildApp (src/app.ts) on a fresh SQLite file in ${dir}, RATE_LIMITS=off, logger level '${config.logLevel}'`,
+        `buildApp (src/app.ts) on a fresh ${store.where}, RATE_LIMITS=off, logger level '${config.logLevel}'`,
         `data: demo + synthetic seed ${seed}: ${p.users} users, ${p.follows} follows, ${p.groups} groups, ` +
           `${p.moments} moments, ${p.likes} likes, ${p.events} events in ${seededS.toFixed(1)} s`,
         ...(issued === undefined
@@ -221,7 +221,7 @@ export const platformServer: ServerKind = {
       close: async () => {
         await app.close();
         await booted.close();
-        rmSync(dir, { recursive: true, force: true });
+        await store.remove();
       },
     };
   },
