@@ -116,7 +116,7 @@ export const fail = (d: ErrorDef, detail?: string, extra?: Record<string, unknow
   throw new AppError(d, detail, extra);
 };
 
-export type Surface = 'openapi' | 'bot' | 'internal';
+export type Surface = 'openapi' | 'bot' | 'internal' | 'telegram';
 
 /**
  * The path of a request target without its query. HTTP/1.1 servers must accept the absolute form
@@ -128,6 +128,7 @@ export const pathOf = (target: string): string =>
 /** Which envelope a request target answers errors in. */
 export function surfaceOf(target: string): Surface {
   const path = pathOf(target);
+  if (path.startsWith('/telegram/')) return 'telegram';
   if (path.startsWith('/openapi/bot/') || path.startsWith('/openapi/answerCallbackQuery')) return 'bot';
   if (path.startsWith('/openapi/')) return 'openapi';
   return 'internal';
@@ -141,7 +142,7 @@ export interface Rendered {
 
 export function renderError(surface: Surface, e: AppError): Rendered {
   const { def: d, detail, extra, headers } = e;
-  if (d.loginCode !== undefined && surface !== 'bot') {
+  if (d.loginCode !== undefined && surface !== 'bot' && surface !== 'telegram') {
     return { status: d.status, headers, body: { code: d.loginCode, data: null, message: d.message, success: false } };
   }
   switch (surface) {
@@ -177,5 +178,55 @@ export function renderError(surface: Surface, e: AppError): Rendered {
       };
     case 'internal':
       return { status: d.status, headers, body: { error: d.id, message: detail ?? d.message, ...extra } };
+    case 'telegram':
+      return telegramRendering(e);
   }
+}
+
+export const TELEGRAM_CHAT_NOT_FOUND = 'chat not found';
+
+/** Registry entries whose Telegram wording differs from the platform's (telegram-api.md "Envelope"). */
+const TELEGRAM_WORDING = new Map<ErrorDef, { code: number; description: string }>([
+  [Errors.apiKeyUnavailable, { code: 401, description: 'Unauthorized' }],
+  [Errors.notABot, { code: 401, description: 'Unauthorized' }],
+  [Errors.routeNotFound, { code: 404, description: 'Not Found' }],
+  [Errors.unknownUser, { code: 400, description: `Bad Request: ${TELEGRAM_CHAT_NOT_FOUND}` }],
+  [Errors.unknownGroup, { code: 400, description: `Bad Request: ${TELEGRAM_CHAT_NOT_FOUND}` }],
+  [Errors.notGroupMember, { code: 403, description: 'Forbidden: bot is not a member of the group chat' }],
+  [Errors.privateNotAllowed, { code: 403, description: "Forbidden: bot can't initiate conversation with a user" }],
+  [Errors.imageLevel, { code: 403, description: 'Forbidden: image sending requires level 2' }],
+  [Errors.messageNotFound, { code: 400, description: 'Bad Request: message to edit not found' }],
+  [Errors.notOwnMessage, { code: 400, description: "Bad Request: message can't be edited" }],
+  [
+    Errors.pollTerminated,
+    {
+      code: 409,
+      description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+    },
+  ],
+  [Errors.payloadTooLarge, { code: 413, description: 'Request Entity Too Large' }],
+]);
+
+/** Telegram's envelope: the HTTP status is the error_code; 429 carries parameters.retry_after. */
+function telegramRendering(e: AppError): Rendered {
+  const { def: d, detail, headers } = e;
+  if (d === Errors.rateLimited) {
+    const retryAfter = Number(headers['retry-after'] ?? '1');
+    const description = `Too Many Requests: retry after ${String(retryAfter)}`;
+    return {
+      status: 429,
+      headers,
+      body: { ok: false, error_code: 429, description, parameters: { retry_after: retryAfter } },
+    };
+  }
+  const known = TELEGRAM_WORDING.get(d);
+  const mapped =
+    known ??
+    (d === Errors.paramError || d === Errors.invalidRequest
+      ? { code: 400, description: `Bad Request: ${detail ?? d.message}` }
+      : { code: d.status, description: d.status >= 500 ? d.error : `${d.error}: ${detail ?? d.message}` });
+  // The platform's texts that already read like Telegram's keep their own wording.
+  const description =
+    d.message.startsWith(`${d.error}: `) && known === undefined ? (detail ?? d.message) : mapped.description;
+  return { status: mapped.code, headers, body: { ok: false, error_code: mapped.code, description } };
 }
