@@ -33,8 +33,9 @@ export async function migrate(db: Db): Promise<string[]> {
 }
 
 // Kysely's migrator lists the tables of every schema before it starts; a schema dropped by
-// someone else at that moment (PostgreSQL: 3F000, 42P01) fails the listing, not the migration.
-const TRANSIENT = new Set(['3F000', '42P01']);
+// someone else at that moment (PostgreSQL: 3F000, 42P01), or a table whose columns change under the
+// listing (42703), fails the listing, not the migration.
+const TRANSIENT = new Set(['3F000', '42P01', '42703']);
 
 async function migrateRetrying(migrator: Migrator) {
   for (let attempt = 1; ; attempt++) {
