@@ -16,6 +16,8 @@ export interface CallOptions {
   headers?: Record<string, string>;
   /** Called with the request, e.g. to abort it when a case stops. */
   onRequest?: (req: http.ClientRequest) => void;
+  /** The request fails when the server stays silent this long (default 60 s, over the 50 s long poll). */
+  timeoutMs?: number;
 }
 
 export function call(port: number, path: string, o: CallOptions = {}): Promise<Reply> {
@@ -41,6 +43,7 @@ export function call(port: number, path: string, o: CallOptions = {}): Promise<R
       },
     );
     req.on('error', reject);
+    req.setTimeout(o.timeoutMs ?? 60_000, () => req.destroy(new Error(`${path}: no answer in time`)));
     o.onRequest?.(req);
     req.end(payload);
   });
