@@ -1,10 +1,7 @@
 // The developer site in a real browser (Debian's Chromium through playwright-core): the main
-// journeys of a developer, checked against the API they change, and the screenshots of the site's
-// pages in docs/screenshots/.
+// journeys of a developer, checked against the API they change. Takes no screenshots: those are
+// `npm run screenshots` (scripts/screenshots.ts), so the tests leave the work tree clean.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { adminHeaders, startTestApp, type TestApp } from '../helpers/app.js';
@@ -12,7 +9,6 @@ import { browserSkipReason, launchBrowser, listen } from '../helpers/browser.js'
 import { botCall, failed, result, say, startReceiver } from '../helpers/delivery.js';
 import { createUsers, sessionToken, type TestUser } from '../helpers/factories.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
 const BAD_KEY = 'You X-API-KEY is not available';
 const WEBHOOK_ACTIVE =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
@@ -42,7 +38,6 @@ describe('developer site in Chromium', { skip: browserSkipReason() }, () => {
     p.on('pageerror', (e) => errors.push(e.message));
     return p;
   };
-  const shot = (name: string) => page.screenshot({ path: join(SCREENSHOTS, name), fullPage: true });
   const click = async (name: string) => {
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name, exact: true }).click()]);
   };
@@ -75,7 +70,6 @@ describe('developer site in Chromium', { skip: browserSkipReason() }, () => {
     [dev] = (await createUsers(t.app, 1, { user_id: '100001', name: 'Mia Chen' })) as [TestUser];
     [fan] = (await createUsers(t.app, 1, { user_id: '100002', name: 'Leo Park' })) as [TestUser];
     page = await signedInPage(dev.user_id);
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
 
   after(async () => {
@@ -97,7 +91,6 @@ describe('developer site in Chromium', { skip: browserSkipReason() }, () => {
     const bot = await createBot('Weather Bot', 'Forecasts for your group, every morning.');
     assert.match(bot.key, /^ak_/);
     assert.ok(bot.secret.length >= 32, `a secret: ${bot.secret}`);
-    await shot('developers-new-bot.png');
     assert.equal((result(await botCall(t.app, 'getMe', bot.key)) as { name: string }).name, 'Weather Bot');
     await Promise.all([page.waitForEvent('load'), page.getByRole('link', { name: 'Continue' }).click()]);
     assert.equal(new URL(page.url()).pathname, `/developers/bots/${bot.id}`);
@@ -200,7 +193,7 @@ describe('developer site in Chromium', { skip: browserSkipReason() }, () => {
     }
   });
 
-  it('saves a profile and privacy settings; screenshots of the home, bot and app pages', async () => {
+  it('saves a profile and privacy settings, creates an app, applies to publish a bot', async () => {
     // Five bots exist by now: the first one is edited.
     const weather = (await t.services.developers.overview(dev.user_id)).find((a) => a.name === 'Weather Bot');
     await goto(`/developers/bots/${weather?.bot_user_id ?? ''}`);
@@ -224,20 +217,17 @@ describe('developer site in Chromium', { skip: browserSkipReason() }, () => {
       await page.locator('#redirect-uris').inputValue(),
       'https://shop.example/callback\nhttps://shop.example/pay/return',
     );
-    await shot('developers-app.png');
 
     const home = await page.goto(`${base}/developers/`);
     assert.equal(home?.status(), 200);
     assert.match(await mainText(), /Bots \(5 of 5\)/);
     assert.match(await mainText(), /You own 5 bots, the most an account may have\. Created bots cannot be deleted\./);
-    await shot('developers-home.png');
 
     // The bot with a delivery log and an application makes the fullest bot page.
     const retry = (await t.services.developers.overview(dev.user_id)).find((a) => a.name === 'Retry Bot');
     await goto(`/developers/bots/${retry?.bot_user_id ?? ''}`);
     await page.getByLabel('Publish bot').check();
     await click('Apply');
-    await shot('developers-bot.png');
     assert.deepEqual(errors, [], 'no console errors or CSP violations');
   });
 });
