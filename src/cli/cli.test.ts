@@ -196,7 +196,14 @@ describe('cli', () => {
     const r = await cli('create-bot', '--owner', owner, '--name', 'Helper', '--description', 'Says hello.');
     assert.equal(r.code, 0, r.stderr);
     const bot = JSON.parse(r.stdout) as Record<string, string>;
-    assert.deepEqual(Object.keys(bot).sort(), ['api_key', 'app_id', 'app_secret', 'bot_user_id', 'evm_address']);
+    assert.deepEqual(Object.keys(bot).sort(), [
+      'api_key',
+      'app_id',
+      'app_secret',
+      'bot_user_id',
+      'evm_address',
+      'telegram_token',
+    ]);
     assert.match(bot.evm_address ?? '', /^0x[0-9a-f]{40}$/);
     const creds = { app_id: bot.app_id ?? '', api_key: bot.api_key ?? '', app_secret: bot.app_secret ?? '' };
     await withPlatform(async (get) => {

@@ -5,6 +5,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import {
+  INSECURE_REFUSED,
   checkWebhookUrl,
   isDisallowedAddress,
   postWebhook,
@@ -128,7 +129,7 @@ describe('isDisallowedAddress', () => {
 
 describe('checkWebhookUrl', () => {
   it('refuses http without allowInsecure', async () => {
-    assert.equal(await checkWebhookUrl('http://example.com/hook', false), 'must start with https://');
+    assert.equal(await checkWebhookUrl('http://example.com/hook', false), INSECURE_REFUSED);
   });
 
   for (const url of [
@@ -158,7 +159,7 @@ describe('checkWebhookUrl', () => {
   it('refuses garbage and other schemes', async () => {
     assert.equal(await checkWebhookUrl('not a url', false), 'is not a valid URL');
     assert.equal(await checkWebhookUrl('', true), 'is not a valid URL');
-    assert.equal(await checkWebhookUrl('ftp://93.184.216.34/', false), 'must start with https://');
+    assert.equal(await checkWebhookUrl('ftp://93.184.216.34/', false), INSECURE_REFUSED);
     assert.equal(await checkWebhookUrl('ftp://127.0.0.1/', true), 'must start with http:// or https://');
   });
 
@@ -331,7 +332,7 @@ describe('postWebhook', () => {
       async (url, received, connections) => {
         const insecure = await post(url, { allowInsecure: false });
         assert.equal(insecure.ok, false);
-        assert.equal(insecure.error, 'must start with https://');
+        assert.equal(insecure.error, INSECURE_REFUSED);
 
         const literal = await post(url.replace('http://', 'https://'), { allowInsecure: false });
         assert.equal(literal.ok, false);
