@@ -5,6 +5,7 @@ import { boot } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { announceDemo, showsCredentials } from './demo/announce.js';
 import { demoClient } from './demo/callback.js';
+import { startDemoBot } from './demo/demo-bot.js';
 import { ensureDemo } from './demo/demo.js';
 import { demoSignIn } from './demo/sign-in.js';
 import { redactingLogOptions } from './http/redact.js';
@@ -28,6 +29,8 @@ async function main(): Promise<void> {
   });
   await app.listen({ port: config.port, host: config.host });
   services.dispatcher.start();
+  // The demo bot answers in the playground from the first minute (--demo only).
+  const demoBot = demo === undefined ? undefined : startDemoBot(app, demo.bot.api_key);
   if (demo !== undefined) announceDemo(process.stdout, demo, config.publicUrl, signIn);
 
   let stopping = false;
@@ -36,8 +39,8 @@ async function main(): Promise<void> {
     stopping = true;
     app.log.info({ signal }, 'stopping');
     const force = setTimeout(() => process.exit(1), 10_000).unref();
-    void app
-      .close()
+    void (demoBot?.stop() ?? Promise.resolve())
+      .then(() => app.close())
       .then(() => services.dispatcher.stop())
       .then(() => booted.close())
       .then(() => {
