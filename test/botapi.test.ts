@@ -17,6 +17,7 @@ import {
   type TestUser,
 } from './helpers/factories.js';
 import type { App } from '../src/http/types.js';
+import { messageNumber } from './helpers/message-numbers.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
 
 interface Answer {
@@ -37,6 +38,7 @@ interface BotUser {
 
 interface Message {
   message_id: string;
+  telegram_message_id: number;
   text: string;
   text_raw: string;
   kind: string;
@@ -251,6 +253,7 @@ await describeStores(
       );
       assert.deepEqual(m, {
         message_id: m.message_id,
+        telegram_message_id: await messageNumber(t().services, m.message_id),
         text: 'hello a',
         text_raw: 'hello a',
         kind: 'text',
@@ -281,6 +284,7 @@ await describeStores(
       );
       assert.deepEqual(byJson, {
         message_id: byJson.message_id,
+        telegram_message_id: await messageNumber(t().services, byJson.message_id),
         text: 'json',
         text_raw: 'json',
         kind: 'text',
@@ -785,6 +789,28 @@ await describeStores(
         (await w.added()).map((r) => [r.id, r.content]),
         [[inGroup.message_id, 'g2']],
         'an edit adds no row',
+      );
+    });
+
+    it('editMessageText takes the telegram_message_id (a number or its text) within the chat', async () => {
+      const sent = message(await run('sendMessage', { form: { chat_id: a.user_id, text: 'n1', parse_mode: 'text' } }));
+      const n = sent.telegram_message_id;
+      assert.equal(n, await messageNumber(t().services, sent.message_id));
+      const byNumber = message(
+        await run('editMessageText', { json: { chat_id: a.user_id, message_id: n, text: 'n2', parse_mode: 'text' } }),
+      );
+      assert.deepEqual([byNumber.message_id, byNumber.telegram_message_id, byNumber.text], [sent.message_id, n, 'n2']);
+      const byText = message(
+        await run('editMessage', {
+          form: { chat_id: a.user_id, message_id: String(n), text: 'n3', parse_mode: 'text' },
+        }),
+      );
+      assert.deepEqual([byText.message_id, byText.text], [sent.message_id, 'n3']);
+      failed(
+        await run('editMessageText', { json: { chat_id: b.user_id, message_id: n, text: 'x', parse_mode: 'text' } }),
+        404,
+        'message not found',
+        'the number in another chat',
       );
     });
 

@@ -19,6 +19,7 @@ import {
   type Hit,
 } from './helpers/delivery.js';
 import { createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+import { messageNumber } from './helpers/message-numbers.js';
 import { REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 
 const TERMINATED = 'Conflict: terminated by other getUpdates request';
@@ -101,11 +102,12 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
   const poll = (on: TestApp, bot: BotCreds, params: Record<string, unknown> = {}) =>
     botCall(on.app, 'getUpdates', bot.api_key, params);
   const now = () => Math.floor(clock.now() / 1000);
-  const dmUpdate = (id: number, messageId: string, text: string) => ({
+  const dmUpdate = (id: number, messageId: string, telegramMessageId: number, text: string) => ({
     id,
     update_id: id,
     message: {
       message_id: messageId,
+      telegram_message_id: telegramMessageId,
       text,
       text_raw: text,
       kind: 'text',
@@ -141,7 +143,9 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
       const said = await say(B.app, { from: alice.user_id, to: bot.bot_user_id, text: `round ${round}` });
       const posted = performance.now();
       const { r, at } = await held;
-      assert.deepEqual(result(r), [dmUpdate(round, said.message_id, `round ${round}`)]);
+      assert.deepEqual(result(r), [
+        dmUpdate(round, said.message_id, await messageNumber(both()[0].services, said.message_id), `round ${round}`),
+      ]);
       const limit = round === 1 ? 1000 : 50;
       assert.ok(at - posted < limit, `round ${round}: answered ${(at - posted).toFixed(1)} ms after the event`);
     }
@@ -167,7 +171,9 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
     await waitingOnA;
     failed(await heldOnB, 409, TERMINATED);
     const said = await say(B.app, { from: alice.user_id, to: bot.bot_user_id, text: 'for the newer poll' });
-    assert.deepEqual(result(await newer), [dmUpdate(1, said.message_id, 'for the newer poll')]);
+    assert.deepEqual(result(await newer), [
+      dmUpdate(1, said.message_id, await messageNumber(both()[0].services, said.message_id), 'for the newer poll'),
+    ]);
   });
 
   it('polls in quick succession, on one instance or alternating, do not end each other', BOUNDED, async () => {
@@ -183,7 +189,7 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
       const said = await say(first.app, { from: alice.user_id, to: bot.bot_user_id, text: `r${round}` });
       assert.deepEqual(
         result(await held, `round ${round}: the long poll`),
-        [dmUpdate(round, said.message_id, `r${round}`)],
+        [dmUpdate(round, said.message_id, await messageNumber(both()[0].services, said.message_id), `r${round}`)],
         `round ${round}`,
       );
     }
@@ -204,7 +210,9 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
       await gate.holding(2);
       gate.release();
       const said = await say(A.app, { from: alice.user_id, to: bot.bot_user_id, text: 'still there' });
-      assert.deepEqual(result(await held), [dmUpdate(1, said.message_id, 'still there')]);
+      assert.deepEqual(result(await held), [
+        dmUpdate(1, said.message_id, await messageNumber(both()[0].services, said.message_id), 'still there'),
+      ]);
     } finally {
       gate.release();
     }

@@ -33,6 +33,7 @@ import {
 import { applyEvents, createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
 import { webhookSecret } from '../src/modules/delivery/service.js';
 import { storesUnderTest } from './helpers/stores.js';
+import { messageNumber } from './helpers/message-numbers.js';
 
 interface Chat {
   id: string;
@@ -42,6 +43,7 @@ interface Chat {
 
 interface Message {
   message_id: string;
+  telegram_message_id: number;
   text: string;
   text_raw: string;
   kind: string;
@@ -63,9 +65,11 @@ const BOUNDED = { timeout: 20_000 };
 /** The Message of a user's message as a bot receives it. */
 const userMessage = (
   messageId: string,
+  telegramMessageId: number,
   m: { from: BotUser; chat: Chat; kind?: string; text: string; mentions?: BotUser[]; date: number },
 ): Message => ({
   message_id: messageId,
+  telegram_message_id: telegramMessageId,
   text: m.text,
   text_raw: m.text,
   kind: m.kind ?? 'text',
@@ -105,7 +109,13 @@ await describeStores(
     /** alice's private message to the bot, and the Message the bot should get. */
     const dm = async (bot: BotCreds, text: string, from: TestUser = alice, kind = 'text') => {
       const said = await say(t().app, { from: from.user_id, to: bot.bot_user_id, text, kind });
-      return userMessage(said.message_id, { from: userView(from), chat: privateChat(from), kind, text, date: now() });
+      return userMessage(said.message_id, await messageNumber(t().services, said.message_id), {
+        from: userView(from),
+        chat: privateChat(from),
+        kind,
+        text,
+        date: now(),
+      });
     };
 
     it('builds users and a group', async () => {
@@ -159,7 +169,7 @@ await describeStores(
             ? { from: alice.user_id, to: bot.bot_user_id, kind: row.kind, text }
             : { from: alice.user_id, group, kind: row.kind, text, mentions },
         );
-        const expected = userMessage(said.message_id, {
+        const expected = userMessage(said.message_id, await messageNumber(t().services, said.message_id), {
           from: userView(alice),
           chat: row.scene === 'private' ? privateChat(alice) : groupChat,
           kind: row.kind,
@@ -200,7 +210,7 @@ await describeStores(
       assert.deepEqual(await updates(outside), []);
       assert.deepEqual(await updates(leaving), []);
       // The bot in the group (with the permission) does get it: the message itself was deliverable.
-      const expected = userMessage(said.message_id, {
+      const expected = userMessage(said.message_id, await messageNumber(t().services, said.message_id), {
         from: userView(alice),
         chat: groupChat,
         text: 'anyone?',
@@ -226,7 +236,7 @@ await describeStores(
       assert.deepEqual(await updates(plain), [
         messageUpdate(
           1,
-          userMessage(own.message_id, {
+          userMessage(own.message_id, await messageNumber(t().services, own.message_id), {
             from: botView(listening, RULED),
             chat: groupChat,
             text: 'from the bot',
@@ -241,7 +251,7 @@ await describeStores(
       assert.deepEqual(await updates(listening), [
         messageUpdate(
           next++,
-          userMessage(back.message_id, {
+          userMessage(back.message_id, await messageNumber(t().services, back.message_id), {
             from: botView(plain, 'plain bot'),
             chat: groupChat,
             text: 'reply',
@@ -738,7 +748,7 @@ await describeStores(
     };
     const dm = async (bot: BotCreds, text: string) => {
       const said = await say(t().app, { from: alice.user_id, to: bot.bot_user_id, text });
-      return userMessage(said.message_id, {
+      return userMessage(said.message_id, await messageNumber(t().services, said.message_id), {
         from: userView(alice),
         chat: { id: alice.user_id, type: 'private', title: alice.name },
         text,
@@ -814,7 +824,7 @@ await describeStores(
         assert.deepEqual(json(groupHit), {
           ...messageUpdate(
             2,
-            userMessage(said.message_id, {
+            userMessage(said.message_id, await messageNumber(t().services, said.message_id), {
               from: userView(alice),
               chat: { id: group, type: 'group', title: groupName },
               text: 'hi @bob @bot',

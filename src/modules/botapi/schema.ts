@@ -35,7 +35,9 @@ export const SendToFansParams = Type.Object({ ...TextFields, parse_mode: ParseMo
 export const EditMessageParams = Type.Object({
   chat_id: Type.String({ minLength: 1, maxLength: 128 }),
   chat_type: Type.Optional(ChatType),
-  message_id: Type.String({ minLength: 1, maxLength: 128 }),
+  message_id: Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 128 })], {
+    description: "the message's platform id, or its telegram_message_id",
+  }),
   ...TextFields,
   parse_mode: ParseMode,
   reply_markup: Markup,
@@ -52,6 +54,7 @@ export const BotUserSchema = Type.Object({
 const Button = Type.Object({}, { additionalProperties: true });
 export const MessageSchema = Type.Object({
   message_id: Type.String(),
+  telegram_message_id: Type.Integer({ description: "the message's number within its chat, as on /telegram" }),
   text: Type.String(),
   text_raw: Type.String(),
   kind: Type.String(),

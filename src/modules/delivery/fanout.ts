@@ -42,6 +42,7 @@ async function messageOf(tx: Kysely<DB>, m: UserMessage): Promise<MessageView> {
   const from = user(m.from_user_id);
   return {
     message_id: m.message_id,
+    telegram_message_id: await repo.chatMessageNumber(tx, m.message_id),
     text: m.text,
     text_raw: m.text,
     kind: m.kind,

@@ -15,6 +15,16 @@ export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
     .where('group_members.group_id', '=', groupId)
     .execute();
 
+/** The Telegram number the store gave a user's message when it was recorded (migration 0005). */
+export const chatMessageNumber = async (tx: Kysely<DB>, messageId: string): Promise<number> =>
+  (
+    await tx
+      .selectFrom('chat_messages')
+      .select('telegram_message_id')
+      .where('message_id', '=', messageId)
+      .executeTakeFirstOrThrow()
+  ).telegram_message_id;
+
 /** Takes the bot's next Update id (ids rise by one per bot). */
 export async function nextUpdateId(tx: Kysely<DB>, botUserId: string): Promise<number> {
   const row = await tx

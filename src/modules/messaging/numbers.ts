@@ -5,6 +5,12 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
 import type { DB } from '../../db/types.js';
 
+const NUMBER = /^-?\d{1,16}$/;
+
+/** A Telegram number given as a number or as decimal text; undefined for the platform's string ids. */
+export const numberOf = (id: number | string): number | undefined =>
+  typeof id === 'number' ? id : NUMBER.test(id) ? Number(id) : undefined;
+
 /** `count` fresh message numbers, ascending. */
 export async function nextMessageNumbers(tx: Kysely<DB>, dialect: Dialect, count: number): Promise<number[]> {
   if (count === 0) return [];

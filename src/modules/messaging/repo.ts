@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DB, OutboxMessagesTable } from '../../db/types.js';
+import { numberOf } from './numbers.js';
 
 export type OutboxRow = Selectable<OutboxMessagesTable>;
 export type NewOutboxRow = Omit<Insertable<OutboxMessagesTable>, 'seq'>;
@@ -15,6 +16,14 @@ export async function insertOutbox(tx: Kysely<DB>, rows: readonly NewOutboxRow[]
 
 export const findOutbox = (tx: Kysely<DB>, messageId: string): Promise<OutboxRow | undefined> =>
   tx.selectFrom('outbox_messages').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+
+/** A bot's message by its platform id or its Telegram number (one counter numbers every chat's messages). */
+export function findOutboxRef(tx: Kysely<DB>, ref: string | number): Promise<OutboxRow | undefined> {
+  const n = numberOf(ref);
+  return n === undefined
+    ? findOutbox(tx, String(ref))
+    : tx.selectFrom('outbox_messages').selectAll().where('telegram_message_id', '=', n).executeTakeFirst();
+}
 
 export async function editOutbox(
   tx: Kysely<DB>,

@@ -266,17 +266,17 @@ export class MessagingService {
     });
   }
 
-  /** Replaces the text (and keyboard) of one of the bot's own messages. */
-  async edit(sender: Credential, chat: ChatRef, messageId: string, c: Content): Promise<MessageView> {
+  /** Replaces the text (and keyboard) of one of the bot's own messages (its platform id or Telegram number). */
+  async edit(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<MessageView> {
     return messageView(this.db.k, await this.editRow(sender, chat, messageId, c));
   }
 
   /** The edit itself; answers the stored row, for each surface to present. */
-  async editRow(sender: Credential, chat: ChatRef, messageId: string, c: Content): Promise<repo.OutboxRow> {
+  async editRow(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<repo.OutboxRow> {
     const from = senderOf(sender);
     const markup = parseRich(c);
     return this.db.k.transaction().execute(async (tx) => {
-      const row = await repo.findOutbox(tx, messageId);
+      const row = await repo.findOutboxRef(tx, messageId);
       const chatId = row?.chat_type === 'group' ? row.group_id : row?.to_user_id;
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
@@ -284,14 +284,14 @@ export class MessagingService {
       await this.admit(from, chat, showsImage(c, markup));
       const now = this.clock.now();
       const next = this.row(sender, chat, c, markup, [], now, row.telegram_message_id);
-      await repo.editOutbox(tx, messageId, {
+      await repo.editOutbox(tx, row.message_id, {
         content: next.content,
         normalized: next.normalized,
         reply_markup: next.reply_markup,
         object_name: next.object_name,
         edited_at: now,
       });
-      const stored = await repo.findOutbox(tx, messageId);
+      const stored = await repo.findOutbox(tx, row.message_id);
       if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
       return stored;
     });

@@ -17,6 +17,8 @@ export interface BotUser {
 
 export interface MessageView {
   message_id: string;
+  /** The message's number within its chat, as the Telegram surface shows it (telegram-api.md "Numeric ids"). */
+  telegram_message_id: number;
   text: string;
   text_raw: string;
   kind: string;
@@ -73,6 +75,7 @@ export async function messageView(tx: Kysely<DB>, row: Omit<OutboxRow, 'seq'>): 
         };
   return {
     message_id: row.message_id,
+    telegram_message_id: row.telegram_message_id,
     text: plainText(row.content, row.normalized !== null),
     text_raw: row.content,
     kind: isMedium(row.object_name) ? row.object_name : row.normalized === null ? 'text' : 'richtext',

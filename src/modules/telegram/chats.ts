@@ -1,8 +1,8 @@
 // Telegram's chat_id, user_id and message_id parameters: Telegram numbers or the platform's own
 // string ids (telegram-api.md "Numeric ids"), resolved to the core's references.
 import { Type } from 'typebox';
-import { AppError, Errors } from '../../errors.js';
 import type { Services } from '../../services.js';
+import { numberOf } from '../messaging/numbers.js';
 import type { ChatRef } from '../messaging/service.js';
 import { badRequest, CHAT_NOT_FOUND } from './errors.js';
 import * as repo from './repo.js';
@@ -10,10 +10,6 @@ import * as repo from './repo.js';
 export const IdParam = Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 128 })], {
   description: 'a Telegram integer id, or the platform string id',
 });
-
-const NUMBER = /^-?\d{1,16}$/;
-const numberOf = (id: number | string): number | undefined =>
-  typeof id === 'number' ? id : NUMBER.test(id) ? Number(id) : undefined;
 
 export async function resolveChat(s: Services, id: number | string): Promise<ChatRef> {
   const n = numberOf(id);
@@ -32,13 +28,4 @@ export async function resolveUser(s: Services, id: number | string): Promise<str
   const userId = await repo.userIdByNumber(s.db.k, n);
   if (userId === undefined) throw badRequest('user not found');
   return userId;
-}
-
-/** A bot message's platform id from its Telegram number (or the platform id itself). */
-export async function resolveMessage(s: Services, id: number | string): Promise<string> {
-  const n = numberOf(id);
-  if (n === undefined) return String(id);
-  const messageId = await repo.outboxIdByNumber(s.db.k, n);
-  if (messageId === undefined) throw new AppError(Errors.messageNotFound);
-  return messageId;
 }

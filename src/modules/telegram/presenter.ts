@@ -181,6 +181,8 @@ function factsOfStored(m: Record<string, unknown>): MessageFacts {
   const keyboard = parseKeyboard(m.reply_markup ?? null);
   return {
     messageId: str(m.message_id),
+    // Updates stored before the number was kept in them are numbered from the Directory.
+    ...(typeof m.telegram_message_id === 'number' ? { number: m.telegram_message_id } : {}),
     fromUserId: from,
     chat: chat.type === 'group' ? { type: 'group', id: str(chat.id) } : { type: 'private', id: str(chat.id) },
     date: typeof m.date === 'number' ? m.date : 0,

@@ -42,10 +42,6 @@ export const userIdByNumber = async (tx: Kysely<DB>, n: number) =>
 export const groupIdByNumber = async (tx: Kysely<DB>, n: number) =>
   (await tx.selectFrom('groups').select('group_id').where('telegram_id', '=', n).executeTakeFirst())?.group_id;
 
-export const outboxIdByNumber = async (tx: Kysely<DB>, n: number) =>
-  (await tx.selectFrom('outbox_messages').select('message_id').where('telegram_message_id', '=', n).executeTakeFirst())
-    ?.message_id;
-
 export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
   (await tx.selectFrom('users').select('telegram_id').where('user_id', '=', userId).executeTakeFirst())?.telegram_id;
 

@@ -3,10 +3,10 @@
 import { Type } from 'typebox';
 import { parseKeyboard, type InlineKeyboard } from '../../messaging/keyboard.js';
 import { isHttpsUrl, parseMarkup, renderMarkup } from '../../messaging/markup.js';
-import { findOutbox, type OutboxRow } from '../../messaging/repo.js';
+import { findOutboxRef, type OutboxRow } from '../../messaging/repo.js';
 import { botContent } from '../../messaging/richtext/parse-mode.js';
 import type { ChatRef, Content } from '../../messaging/service.js';
-import { IdParam, resolveChat, resolveMessage } from '../chats.js';
+import { IdParam, resolveChat } from '../chats.js';
 import { markupOfEntities, type MessageEntity } from '../entities.js';
 import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
@@ -122,7 +122,8 @@ async function target(
   if (p.inline_message_id !== undefined) throw badRequest('inline messages are not supported');
   if (p.chat_id === undefined) throw badRequest('chat_id: required');
   if (p.message_id === undefined) throw badRequest('message_id: required');
-  return { chat: await resolveChat(call.s, p.chat_id), messageId: await resolveMessage(call.s, p.message_id) };
+  // The core takes the message's Telegram number or platform id as given.
+  return { chat: await resolveChat(call.s, p.chat_id), messageId: p.message_id };
 }
 
 /** A photo message: the image above its caption, as rich text (the Lv.2 image rule applies in the core). */
@@ -207,7 +208,7 @@ export const messageMethods = [
     result: MessageSchema,
     run: async (call, p) => {
       const { chat, messageId } = await target(call, p);
-      const current = await findOutbox(call.s.db.k, messageId);
+      const current = await findOutboxRef(call.s.db.k, messageId);
       if (current === undefined) throw badRequest('message to edit not found');
       const keyboard = keyboardOf(p.reply_markup);
       const row = await call.s.messaging.editRow(call.credential, chat, messageId, {
