@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../app.js';
+import { ASSISTANT_USER_ID } from '../db/migrations/0003_developers.js';
 import type { App } from '../http/types.js';
 import { FakeClock, startTestApp, type TestApp } from '../../test/helpers/app.js';
 import { createUsers } from '../../test/helpers/factories.js';
@@ -73,7 +74,15 @@ describe('on a terminal', () => {
     announceDemo({ isTTY: true, write: (s: string) => writes.push(s) }, demo, 'http://x', '/demo/sign-in/abc');
     assert.equal(writes.length, 1);
     const [text = ''] = writes;
-    for (const shown of ['ak_key', 'f'.repeat(40), 'ak_bot', 'http://x/demo/sign-in/abc']) {
+    for (const shown of [
+      'ak_key',
+      'f'.repeat(40),
+      'ak_bot',
+      'http://x/demo/sign-in/abc',
+      'http://x/playground/?bot=1',
+      `http://x/playground/?bot=${ASSISTANT_USER_ID}`,
+      'http://x/console/',
+    ]) {
       assert.ok(text.includes(shown), `${shown} not shown`);
     }
   });
@@ -109,6 +118,18 @@ describe('the sign-in link', () => {
       const again = await app.inject({ method: 'GET', url: path });
       assert.equal(again.statusCode, 404);
       assert.equal(again.headers['set-cookie'], undefined);
+    }));
+
+  it("the link's session opens the playground too, as the start-up text says", () =>
+    withLink(async (app, path) => {
+      const signedIn = await app.inject({ method: 'GET', url: path });
+      const cookie = String(signedIn.headers['set-cookie']).split(';')[0] ?? '';
+      const playground = await app.inject({
+        method: 'GET',
+        url: `/playground/?bot=${ASSISTANT_USER_ID}`,
+        headers: { cookie },
+      });
+      assert.equal(playground.statusCode, 200, playground.body);
     }));
 
   it(`is 404 once ${SIGN_IN_LINK_TTL_MS / 60_000} minutes have passed`, () =>

@@ -138,8 +138,12 @@ export function describeDemo(d: Demo, base: string, signInPath?: string): string
       ? []
       : [
           `  Developer site, signed in as the demo developer (${d.developerId}): ${base}${signInPath}`,
-          `  Then sign in with the Demo App (OAuth with PKCE, as a client would): ${base}/demo/login`,
-          `  Bot-creation assistant: send private messages to user ${ASSISTANT_USER_ID} (message.created events)`,
+          '',
+          '  Then, in the same browser (the link signs you in for the playground too):',
+          `  Talk to the demo bot (it echoes, offers Yes/No buttons): ${base}/playground/?bot=${d.bot.bot_user_id}`,
+          `  Create a bot by chatting with the assistant (try /newbot): ${base}/playground/?bot=${ASSISTANT_USER_ID}`,
+          `  Sign in with the Demo App (OAuth with PKCE, as a client would): ${base}/demo/login`,
+          `  Operator console (sign in with the ADMIN_TOKEN): ${base}/console/`,
         ]),
     '',
   ].join('\n');
