@@ -570,7 +570,10 @@ await describeStores(
       const refused = async (url: string, reason: string) => {
         failed(await botCall(t().app, 'setWebhook', bot.api_key, { url }), 400, `Bad Request: url: ${reason}`, url);
       };
-      await refused('http://bot.example/hook', 'must start with https://');
+      await refused(
+        'http://bot.example/hook',
+        'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)',
+      );
       await refused(
         'http://203.0.113.7/hook',
         'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)',
