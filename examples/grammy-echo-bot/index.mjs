@@ -3,7 +3,7 @@
 // The API root is {base_url}/telegram; the token is the bot's "Telegram token" (<bot id>:<App Key>).
 import { Bot, InlineKeyboard } from 'grammy';
 
-const apiRoot = process.argv[2] ?? process.env.TELEGRAM_API_ROOT ?? 'http://127.0.0.1:3000/telegram';
+const apiRoot = process.argv[2] ?? process.env.TELEGRAM_API_ROOT ?? 'http://127.0.0.1:8080/telegram';
 const token = process.argv[3] ?? process.env.BOT_TOKEN;
 if (token === undefined) {
   console.error('usage: node index.mjs <api root> <token>   (or set TELEGRAM_API_ROOT and BOT_TOKEN)');
