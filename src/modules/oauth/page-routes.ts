@@ -6,6 +6,7 @@ import { toAppError } from '../../http/errors.js';
 import type { App } from '../../http/types.js';
 import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
+import { requestLang } from '../../http/pages/lang.js';
 import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { SOURCE, type PaymentRequest } from '../payments/service.js';
@@ -198,7 +199,8 @@ export function authorizePageRoutes(app: App, s: Services): void {
       const r = await parseRequest(s, fieldsOf(request.query));
       const { session } = cookiesOf(request);
       const userId = await s.sessions.userOf(session);
-      if (userId === undefined || session === undefined) return reply.send(openInAppPage(r.app.name));
+      if (userId === undefined || session === undefined)
+        return reply.send(openInAppPage(r.app.name, requestLang(request)));
 
       let payment: Parameters<typeof consentPage>[0]['payment'];
       if (r.payment !== undefined) {
@@ -216,14 +218,17 @@ export function authorizePageRoutes(app: App, s: Services): void {
         .headers(pageHeaders(r.redirectUri))
         .header('set-cookie', cookie)
         .send(
-          consentPage({
-            appName: r.app.name,
-            user: await party(userId),
-            scope: r.scope,
-            returnHost: parseUrl(r.redirectUri)?.host ?? r.redirectUri,
-            hidden: { ...r.given, [CSRF_FIELD]: token },
-            ...(payment !== undefined ? { payment } : {}),
-          }),
+          consentPage(
+            {
+              appName: r.app.name,
+              user: await party(userId),
+              scope: r.scope,
+              returnHost: parseUrl(r.redirectUri)?.host ?? r.redirectUri,
+              hidden: { ...r.given, [CSRF_FIELD]: token },
+              ...(payment !== undefined ? { payment } : {}),
+            },
+            requestLang(request),
+          ),
         );
     },
   );

@@ -203,6 +203,28 @@ await describeStores(
       assert.deepEqual({ ...fields, csrf: undefined }, { ...login({ state: 's1' }), csrf: undefined });
     });
 
+    it('speaks Simplified Chinese when Accept-Language prefers it, with <html lang> and Vary to match', async () => {
+      const zh = async (cookie?: string) =>
+        t().app.inject({
+          method: 'GET',
+          url: `/oauth/authorize?${new URLSearchParams(login()).toString()}`,
+          headers: { 'accept-language': 'zh-CN,zh;q=0.9,en;q=0.5', ...(cookie !== undefined ? { cookie } : {}) },
+        });
+      const r = await zh(aliceCookie);
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.headers.vary, 'Accept-Language');
+      assert.match(r.body, /^<!doctype html>\s*<html lang="zh-CN">/);
+      assert.match(r.body, /<title>登录 test app · Open Platform<\/title>/);
+      assert.match(visibleText(r.body), /test app 请求 登录并读取你的资料和动态。/);
+      assert.match(r.body, /class="secondary">取消<\/button>/);
+      assert.match(r.body, /class="primary">允许<\/button>/);
+      const anonymous = await zh();
+      assert.match(anonymous.body, /<html lang="zh-CN">/);
+      assert.match(visibleText(anonymous.body), /请在应用内打开此页面/);
+      const english = await get(login(), aliceCookie);
+      assert.equal(english.headers.vary, 'Accept-Language');
+    });
+
     it('sends the security headers and a SameSite=Strict, HttpOnly CSRF cookie', async () => {
       const r = await get(login(), aliceCookie);
       assert.equal(r.headers['x-frame-options'], 'DENY');

@@ -2,6 +2,8 @@
 // pages. Rendering only; page-routes.ts decides which page a request gets. Every interpolated
 // value goes through `html`, which escapes anything that is not already markup.
 import { html, initial, parseUrl, Stylesheet, type Html } from '../../http/pages/html.js';
+import type { Lang } from '../../http/pages/lang.js';
+import { TEXTS, type AuthorizeTexts } from './page-texts.js';
 import type { Scope } from './service.js';
 
 // Light and dark palettes; every text colour has at least 4.5:1 contrast on its background and
@@ -57,11 +59,13 @@ const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-
  */
 export function pageHeaders(returnTo?: string): Record<string, string> {
   const url = returnTo === undefined ? undefined : parseUrl(returnTo);
-  if (url === undefined) return SHEET.headers();
-  return SHEET.headers([PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol]);
+  // The page's language follows Accept-Language, so caches keep one copy per language.
+  const vary = { vary: 'Accept-Language' };
+  if (url === undefined) return { ...SHEET.headers(), ...vary };
+  return { ...SHEET.headers([PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol]), ...vary };
 }
 
-const document = (title: string, body: Html): string => SHEET.document(title, body);
+const document = (title: string, body: Html, lang: Lang = 'en'): string => SHEET.document(title, body, lang);
 
 export interface Party {
   userId: string;
@@ -88,36 +92,32 @@ export interface ConsentView {
 }
 
 /** What the app asks for, in plain words, completing "<app> would like to ...". */
-export function requestWords(v: Pick<ConsentView, 'scope' | 'payment'>): string {
-  if (v.payment !== undefined) {
-    return v.payment.payType === 'send' ? 'request a payment from your points' : 'send you a payment in points';
-  }
-  return v.scope === 'moment'
-    ? 'sign you in and read your profile and moments'
-    : 'sign you in and request payments from your points';
+export function requestWords(v: Pick<ConsentView, 'scope' | 'payment'>, t: AuthorizeTexts = TEXTS.en): string {
+  if (v.payment !== undefined) return v.payment.payType === 'send' ? t.requestPayment : t.sendPayment;
+  return v.scope === 'moment' ? t.signInMoments : t.signInPayments;
 }
 
-function party(p: Party, user: Party): Html {
-  return html`${p.name}${p.userId === user.userId ? ' (you)' : ''}<span class="id">ID ${p.userId}</span>`;
+function party(p: Party, user: Party, t: AuthorizeTexts): Html {
+  return html`${p.name}${p.userId === user.userId ? t.you : ''}<span class="id">ID ${p.userId}</span>`;
 }
 
-function paymentDetails(p: NonNullable<ConsentView['payment']>, user: Party): Html {
+function paymentDetails(p: NonNullable<ConsentView['payment']>, user: Party, t: AuthorizeTexts): Html {
   return html`<section class="pay" aria-labelledby="pay-title">
-    <h2 id="pay-title">${p.payType === 'send' ? 'You pay' : 'You receive'}</h2>
-    <p class="amount">${p.amount} <span>points</span></p>
+    <h2 id="pay-title">${p.payType === 'send' ? t.youPay : t.youReceive}</h2>
+    <p class="amount">${p.amount} <span>${t.points}</span></p>
     <dl>
       <div class="row">
-        <dt>From</dt>
-        <dd>${party(p.payer, user)}</dd>
+        <dt>${t.from}</dt>
+        <dd>${party(p.payer, user, t)}</dd>
       </div>
       <div class="row">
-        <dt>To</dt>
-        <dd>${party(p.receiver, user)}</dd>
+        <dt>${t.to}</dt>
+        <dd>${party(p.receiver, user, t)}</dd>
       </div>
       ${
         p.payInfo !== '' &&
         html`<div class="row">
-          <dt>For</dt>
+          <dt>${t.for}</dt>
           <dd class="note">${p.payInfo}</dd>
         </div>`
       }
@@ -125,54 +125,55 @@ function paymentDetails(p: NonNullable<ConsentView['payment']>, user: Party): Ht
   </section>`;
 }
 
-export function consentPage(v: ConsentView): string {
+export function consentPage(v: ConsentView, lang: Lang = 'en'): string {
+  const t = TEXTS[lang];
   const hidden = Object.entries(v.hidden).map(
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" /> `,
   );
-  const title = v.payment === undefined ? `Sign in to ${v.appName}` : `Payment for ${v.appName}`;
+  const title = v.payment === undefined ? t.signInTo(v.appName) : t.paymentFor(v.appName);
   return document(
     title,
     html`<main class="card" aria-labelledby="title">
       <div class="head">
         <span class="badge" aria-hidden="true">${initial(v.appName)}</span>
         <div>
-          <p class="eyebrow">${v.payment === undefined ? 'Authorization request' : 'Payment request'}</p>
+          <p class="eyebrow">${v.payment === undefined ? t.authorizationRequest : t.paymentRequest}</p>
           <h1 id="title">${v.appName}</h1>
         </div>
       </div>
-      <p class="lead"><strong>${v.appName}</strong> would like to <strong>${requestWords(v)}</strong>.</p>
-      ${v.payment !== undefined && paymentDetails(v.payment, v.user)}
-      <p class="who">Signed in as <strong>${v.user.name}</strong></p>
-      <form method="post" action="/oauth/authorize" aria-label="Answer the request of ${v.appName}">
+      <p class="lead"><strong>${v.appName}</strong> ${t.wouldLikeTo} <strong>${requestWords(v, t)}</strong>${t.stop}</p>
+      ${v.payment !== undefined && paymentDetails(v.payment, v.user, t)}
+      <p class="who">${t.signedInAs} <strong>${v.user.name}</strong></p>
+      <form method="post" action="/oauth/authorize" aria-label="${t.answerRequest(v.appName)}">
         ${hidden}
         <div class="actions">
-          <button type="submit" name="action" value="cancel" class="secondary">Cancel</button>
-          <button type="submit" name="action" value="allow" class="primary">Allow</button>
+          <button type="submit" name="action" value="cancel" class="secondary">${t.cancel}</button>
+          <button type="submit" name="action" value="allow" class="primary">${t.allow}</button>
         </div>
       </form>
-      <p class="fine">Either way you return to <strong>${v.returnHost}</strong>. Allow only apps you trust.</p>
+      <p class="fine">${t.returnTo} <strong>${v.returnHost}</strong>${t.stop}${t.space}${t.trust}</p>
     </main>`,
+    lang,
   );
 }
 
 /** Without a live session: the link must be opened in the application's own browser. */
-export function openInAppPage(appName: string): string {
+export function openInAppPage(appName: string, lang: Lang = 'en'): string {
+  const t = TEXTS[lang];
   return document(
-    'Open in the application',
+    t.openInApp,
     html`<main class="card" aria-labelledby="title">
       <div class="head">
         <span class="badge" aria-hidden="true">${initial(appName)}</span>
         <div>
           <p class="eyebrow">${appName}</p>
-          <h1 id="title">Open this page in the application</h1>
+          <h1 id="title">${t.openHeading}</h1>
         </div>
       </div>
-      <p>
-        You are not signed in here. To continue with <strong>${appName}</strong>, open this link inside the application,
-        where you are signed in.
-      </p>
-      <p class="fine">This page works only in the application's built-in browser.</p>
+      <p>${t.notSignedIn} <strong>${appName}</strong>, ${t.openInside}</p>
+      <p class="fine">${t.builtInOnly}</p>
     </main>`,
+    lang,
   );
 }
 

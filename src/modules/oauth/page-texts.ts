@@ -1,0 +1,73 @@
+// The authorize page's texts in English and Simplified Chinese (chosen by Accept-Language).
+import type { Dictionary } from '../../http/pages/lang.js';
+
+const en = {
+  signInTo: (app: string) => `Sign in to ${app}`,
+  paymentFor: (app: string) => `Payment for ${app}`,
+  authorizationRequest: 'Authorization request',
+  paymentRequest: 'Payment request',
+  wouldLikeTo: 'would like to',
+  /** Ends a sentence. */
+  stop: '.',
+  /** Between two sentences. */
+  space: ' ',
+  requestPayment: 'request a payment from your points',
+  sendPayment: 'send you a payment in points',
+  signInMoments: 'sign you in and read your profile and moments',
+  signInPayments: 'sign you in and request payments from your points',
+  you: ' (you)',
+  youPay: 'You pay',
+  youReceive: 'You receive',
+  points: 'points',
+  from: 'From',
+  to: 'To',
+  for: 'For',
+  signedInAs: 'Signed in as',
+  answerRequest: (app: string) => `Answer the request of ${app}`,
+  cancel: 'Cancel',
+  allow: 'Allow',
+  returnTo: 'Either way you return to',
+  trust: 'Allow only apps you trust.',
+  openInApp: 'Open in the application',
+  openHeading: 'Open this page in the application',
+  notSignedIn: 'You are not signed in here. To continue with',
+  openInside: 'open this link inside the application, where you are signed in.',
+  builtInOnly: "This page works only in the application's built-in browser.",
+};
+
+export type AuthorizeTexts = typeof en;
+
+export const TEXTS: Dictionary<AuthorizeTexts> = {
+  en,
+  'zh-CN': {
+    signInTo: (app: string) => `登录 ${app}`,
+    paymentFor: (app: string) => `向 ${app} 付款`,
+    authorizationRequest: '授权请求',
+    paymentRequest: '付款请求',
+    wouldLikeTo: '请求',
+    stop: '。',
+    space: '',
+    requestPayment: '从你的积分中发起一笔付款',
+    sendPayment: '向你支付一笔积分',
+    signInMoments: '登录并读取你的资料和动态',
+    signInPayments: '登录并从你的积分中发起付款',
+    you: '（你）',
+    youPay: '你支付',
+    youReceive: '你收到',
+    points: '积分',
+    from: '付款方',
+    to: '收款方',
+    for: '用途',
+    signedInAs: '当前登录：',
+    answerRequest: (app: string) => `回应 ${app} 的请求`,
+    cancel: '取消',
+    allow: '允许',
+    returnTo: '无论选择哪一项，你都会回到',
+    trust: '只允许你信任的应用。',
+    openInApp: '请在应用内打开',
+    openHeading: '请在应用内打开此页面',
+    notSignedIn: '你在这里没有登录。要继续使用',
+    openInside: '请在已登录的应用内打开此链接。',
+    builtInOnly: '此页面只能在应用的内置浏览器中使用。',
+  },
+};
