@@ -5,6 +5,7 @@ import { ingestCase } from './ingest.js';
 import { ingestMessagesCase } from './ingest-messages.js';
 import { longPollsCase } from './long-polls.js';
 import { scalingCase } from './scaling.js';
+import { telegramSendCase } from './telegram-send.js';
 import { transfersCase } from './transfers.js';
 import { twoInstancesCase } from './two-instances.js';
 import { userInfoCase } from './user-info.js';
@@ -12,6 +13,7 @@ import { userInfoCase } from './user-info.js';
 export const cases: readonly BenchCase[] = [
   userInfoCase,
   groupSendCase,
+  telegramSendCase,
   scalingCase,
   transfersCase,
   ingestCase,

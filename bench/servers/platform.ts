@@ -25,6 +25,8 @@ import type { Params, ServerKind, ServerReport } from '../lib/types.js';
 export interface PlatformInfo {
   creds: AppCredentials;
   bot: AppCredentials;
+  /** The bench bot's Telegram token (`<bot id>:<App Key>`), for the Telegram-compatible surface. */
+  botTelegramToken: string;
   botGroupId: string;
   userIds: string[];
   /** The sampled users' wallets on chain 1, in the same order as userIds. */
@@ -195,6 +197,7 @@ export const platformServer: ServerKind = {
     const info: PlatformInfo = {
       creds,
       bot,
+      botTelegramToken: bot.telegram_token,
       botGroupId,
       userIds: Array.from({ length: sample }, (_, i) => community.userId(Math.floor(i * step))),
       wallets: Array.from({ length: sample }, (_, i) => community.wallet(Math.floor(i * step))),
