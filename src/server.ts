@@ -1,7 +1,7 @@
 // Starts the platform: settings, store, migrations, optional demo data, then listens until a
 // signal asks it to stop, finishing requests in flight first.
 import { buildApp } from './app.js';
-import { boot } from './bootstrap.js';
+import { boot, listen, StartupError } from './bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { announceDemo, showsCredentials } from './demo/announce.js';
 import { demoClient } from './demo/callback.js';
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
     },
     logger: { level: config.logLevel, ...redactingLogOptions },
   });
-  await app.listen({ port: config.port, host: config.host });
+  await listen(app, config);
   services.dispatcher.start();
   // The demo bot answers in the playground from the first minute (--demo only).
   const demoBot = demo === undefined ? undefined : startDemoBot(app, demo.bot.api_key);
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
 
 main().catch((e: unknown) => {
   process.stderr.write(
-    `${e instanceof ConfigError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
+    `${e instanceof ConfigError || e instanceof StartupError ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`,
   );
   process.exit(1);
 });
