@@ -10,6 +10,7 @@ import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import pg from 'pg';
@@ -88,20 +89,27 @@ async function withServices<T>(
 async function startServer(databaseUrl: string, dir: string): Promise<Server> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...settings(databaseUrl, dir) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    // At info the server logs when it listens: the test waits for that line, not on a timer.
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', ...settings(databaseUrl, dir), LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  const base = `http://127.0.0.1:${port}`;
-  // Poll /healthz until the server answers (the contract's readiness signal).
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-    const up = await fetch(`${base}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) return { base, process: child };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  const stdout = child.stdout;
+  const lines = createInterface({ input: stdout });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      lines.on('line', (line) => {
+        if (line.includes('Server listening')) resolve();
+      });
+      child.once('exit', (code) => {
+        reject(new Error(`server exited with ${String(code)}`));
+      });
+    });
+  } finally {
+    lines.close();
+    // Request log lines from here on are read and dropped, so the pipe never fills.
+    stdout.resume();
   }
+  return { base: `http://127.0.0.1:${port}`, process: child };
 }
 
 async function kill(server: Server): Promise<void> {

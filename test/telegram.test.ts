@@ -271,7 +271,15 @@ await describeStores('Telegram bot API through grammY', (t) => {
   it('long polling with bot.start(): echo', async () => {
     const aliceId = await number(alice.user_id);
     const echo = new Bot(token, { client: { apiRoot } });
-    echo.on('message:text', (ctx) => ctx.reply(`echo: ${ctx.message.text}`));
+    // The handler says when its reply was answered: the test waits on that, not on a timer.
+    let replied: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => {
+      replied = resolve;
+    });
+    echo.on('message:text', async (ctx) => {
+      await ctx.reply(`echo: ${ctx.message.text}`);
+      replied();
+    });
     const started = new Promise<void>((resolve) => {
       void echo.start({
         timeout: 1,
@@ -282,13 +290,10 @@ await describeStores('Telegram bot API through grammY', (t) => {
     });
     await started;
     await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'ping' });
-    let reply: OutboxItem | undefined;
-    while (reply === undefined) {
-      reply = (await outbox()).find((m) => m.content === 'echo: ping');
-      if (reply === undefined) await new Promise((r) => setTimeout(r, 20));
-    }
+    await answered;
     await echo.stop();
-    assert.equal(reply.to_user_id, alice.user_id);
+    const reply = (await outbox()).find((m) => m.content === 'echo: ping');
+    assert.equal(reply?.to_user_id, alice.user_id);
     assert.ok(aliceId > 0, 'alice numbered');
   });
 });
