@@ -102,9 +102,16 @@ export function startDemoBot(app: App, apiKey: string): DemoBot {
   return {
     async stop() {
       stopped.abort();
-      // A newer getUpdates ends the waiting one (409 terminated), so the loop ends now.
-      await call('getUpdates', { offset, timeout: 0, limit: 1 }).catch(() => undefined);
-      await running;
+      // A newer getUpdates ends the waiting one (409 terminated). The loop's own poll may still be
+      // on its way when the first one arrives, so polls are ended until the loop has noticed.
+      const state = { finished: false };
+      const done = running.then(() => {
+        state.finished = true;
+      });
+      while (!state.finished) {
+        await call('getUpdates', { offset, timeout: 0, limit: 1 }).catch(() => undefined);
+        await Promise.race([done, setTimeout(100)]);
+      }
     },
   };
 }
