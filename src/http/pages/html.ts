@@ -30,6 +30,24 @@ export function html(strings: TemplateStringsArray, ...parts: Part[]): Html {
   return new Html(out);
 }
 
+/** A data table with column headings; `rows` are the cells of each row. */
+export const table = (headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
+  html`<table>
+    <thead>
+      <tr>
+        ${headings.map((h) => html`<th scope="col">${h}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (cells) =>
+          html`<tr>
+            ${cells.map((c) => html`<td>${c}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+
 /** `URL.parse` needs Node 22; the project supports 20. */
 export function parseUrl(text: string): URL | undefined {
   try {

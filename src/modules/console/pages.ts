@@ -1,6 +1,6 @@
 // The operator console's HTML, on the developer site's look. Rendering only.
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
-import { html, Stylesheet, type Html, type Part } from '../../http/pages/html.js';
+import { html, Stylesheet, table, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
 import type { ApplicationView } from '../bots/service.js';
 import { SITE_CSS } from '../developers/site-style.js';
@@ -41,23 +41,6 @@ export function form(ctx: ConsoleContext, action: string, body: Part, label: str
     <button type="submit" class="${style}">${label}</button>
   </form>`;
 }
-
-export const table = (headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
-  html`<table>
-    <thead>
-      <tr>
-        ${headings.map((h) => html`<th scope="col">${h}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (cells) =>
-          html`<tr>
-            ${cells.map((c) => html`<td>${c}</td>`)}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
 
 export function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): string {
   const { t } = ctx;

@@ -1,7 +1,7 @@
 // The developer site's HTML. Rendering only: site-routes.ts decides which page a request gets and
 // the service decides everything else. Every interpolated value is escaped by `html`.
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
-import { html, initial, type Html, type Part } from '../../http/pages/html.js';
+import { html, initial, table, type Html, type Part } from '../../http/pages/html.js';
 import { MAX_BOTS_PER_OWNER } from '../apps/service.js';
 import { PERMISSIONS } from '../bots/service.js';
 import type { AppSummary, AppView, BotView, DeliveryView } from './service.js';
@@ -91,24 +91,6 @@ const row = (label: string, value: Part): Html =>
     <dt>${label}</dt>
     <dd>${value}</dd>
   </div>`;
-
-/** A table; `rows` are the cells of each row. */
-const table = (headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
-  html`<table>
-    <thead>
-      <tr>
-        ${headings.map((h) => html`<th>${h}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (cells) =>
-          html`<tr>
-            ${cells.map((c) => html`<td>${c}</td>`)}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
 
 const modePill = (mode: AppSummary['mode']): Part =>
   mode === 'webhook'
