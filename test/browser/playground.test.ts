@@ -4,11 +4,11 @@
 // as a callback query; the operator signs in to the console and approves the bot's application,
 // which takes effect at once. No CSP violations or script errors; axe-clean at phone width.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, adminHeaders, startTestApp, type TestApp } from '../helpers/app.js';
+import { before, it } from 'node:test';
+import type { BrowserContext, Page } from 'playwright-core';
+import { ADMIN_TOKEN, adminHeaders } from '../helpers/app.js';
 import { axeViolations } from '../helpers/axe.js';
-import { browserSkipReason, launchBrowser, listen } from '../helpers/browser.js';
+import { describeInChromium } from '../helpers/browser-stores.js';
 import { botCall, result } from '../helpers/delivery.js';
 import { createUsers, sessionToken, type TestUser } from '../helpers/factories.js';
 
@@ -18,10 +18,7 @@ interface Update {
   callback_query?: { data: string; from: { user_id: string } };
 }
 
-describe('playground and console in Chromium', { skip: browserSkipReason() }, () => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
+await describeInChromium('playground and console in Chromium', (s) => {
   let dev: TestUser;
   const errors: string[] = [];
 
@@ -30,7 +27,7 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
     cookies: Parameters<BrowserContext['addCookies']>[0] = [],
     bypassCSP = false,
   ): Promise<Page> => {
-    const context = await browser.newContext({ viewport: { width, height: 800 }, bypassCSP });
+    const context = await s.newContext({ viewport: { width, height: 800 }, bypassCSP });
     context.setDefaultTimeout(10_000);
     if (cookies.length > 0) await context.addCookies(cookies);
     const page = await context.newPage();
@@ -61,7 +58,7 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
   let offset = 0;
   const poll = async (key: string, until: (u: Update) => boolean): Promise<Update> => {
     for (;;) {
-      const got = result(await botCall(t.app, 'getUpdates', key, { offset, timeout: 5 }), 'getUpdates') as Update[];
+      const got = result(await botCall(s.t.app, 'getUpdates', key, { offset, timeout: 5 }), 'getUpdates') as Update[];
       for (const u of got) offset = Math.max(offset, u.update_id + 1);
       const hit = got.find(until);
       if (hit !== undefined) return hit;
@@ -69,27 +66,26 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
   };
 
   before(async () => {
-    t = await startTestApp('sqlite');
-    base = await listen(t.app);
-    browser = await launchBrowser();
-    [dev] = (await createUsers(t.app, 1, { name: 'Mia Chen' })) as [TestUser];
-  });
-
-  after(async () => {
-    await browser.close();
-    await t.close();
+    [dev] = (await createUsers(s.t.app, 1, { name: 'Mia Chen' })) as [TestUser];
   });
 
   it('writes to a new bot, sees its reply live with buttons, and presses one', async () => {
-    const page = await newPage(390, [{ name: 'op_session', value: await sessionToken(t.app, dev.user_id), url: base }]);
-    await page.goto(`${base}/developers/`);
+    const page = await newPage(390, [
+      { name: 'op_session', value: await sessionToken(s.t.app, dev.user_id), url: s.base },
+    ]);
+    await page.goto(`${s.base}/developers/`);
     await page.locator('#bot-name').fill('Echo Bot');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Create bot' }).click()]);
     const botId = /bot id (\d+)/.exec(await page.locator('main').innerText())?.[1] ?? assert.fail('bot id');
     const key = (await page.locator('h3:text-is("App Key") + code.secret').textContent()) ?? '';
 
-    await page.goto(`${base}/playground/?bot=${botId}`);
+    await page.goto(`${s.base}/playground/?bot=${botId}`);
     assert.equal(await page.locator('html').getAttribute('lang'), 'en');
+    // Live: from here on the conversation changes without the page being loaded again.
+    let loads = 0;
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) loads += 1;
+    });
     await page.getByLabel('Message').fill('hello bot');
     await page.getByLabel('Message').press('Enter');
     const got = await poll(key, (u) => u.message !== undefined);
@@ -98,7 +94,7 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
     await page.locator('.msg.mine', { hasText: 'hello bot' }).waitFor();
 
     result(
-      await botCall(t.app, 'sendMessage', key, {
+      await botCall(s.t.app, 'sendMessage', key, {
         chat_id: dev.user_id,
         text: 'Pick one',
         reply_markup: {
@@ -112,8 +108,11 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
       }),
       'sendMessage',
     );
-    const yes = page.getByRole('button', { name: 'Yes', exact: true });
+    const reply = page.locator('.msg.bot', { hasText: 'Pick one' });
+    const yes = reply.getByRole('button', { name: 'Yes', exact: true });
     await yes.waitFor();
+    assert.equal(await reply.getByRole('button', { name: 'No', exact: true }).count(), 1, 'the whole keyboard');
+    assert.equal(loads, 0, 'the message went and the reply came without a reload');
     assert.deepEqual(await axeOf(page), []);
     await yes.click();
     const pressed = await poll(key, (u) => u.callback_query !== undefined);
@@ -123,8 +122,8 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
   });
 
   it('the operator approves an application in the console and the permission changes at once', async () => {
-    const bot = await t.services.apps.createBot({ owner_user_id: dev.user_id, name: 'Needs Perms' });
-    const filed = await t.app.inject({
+    const bot = await s.t.services.apps.createBot({ owner_user_id: dev.user_id, name: 'Needs Perms' });
+    const filed = await s.t.app.inject({
       method: 'POST',
       url: '/internal/v1/permission-applications',
       headers: adminHeaders,
@@ -132,7 +131,7 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
     });
     assert.equal(filed.statusCode, 201);
     const page = await newPage(390);
-    await page.goto(`${base}/console/`);
+    await page.goto(`${s.base}/console/`);
     assert.equal(new URL(page.url()).pathname, '/console/sign-in');
     assert.deepEqual(await axeOf(page), []);
     await page.getByLabel('Operator token').fill(ADMIN_TOKEN);
@@ -142,9 +141,9 @@ describe('playground and console in Chromium', { skip: browserSkipReason() }, ()
     assert.deepEqual(await axeOf(page), []);
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Approve' }).click()]);
     assert.ok((await page.locator('main').innerText()).includes('Decision saved.'), 'decided');
-    const view = await t.services.developers.bot(dev.user_id, bot.bot_user_id);
+    const view = await s.t.services.developers.bot(dev.user_id, bot.bot_user_id);
     assert.deepEqual(view.permissions, ['listen_group_messages']);
-    await page.goto(`${base}/console/audit`);
+    await page.goto(`${s.base}/console/audit`);
     assert.ok((await page.locator('main').innerText()).includes('application.approve'), 'audited');
     assert.deepEqual(await axeOf(page), []);
     assert.deepEqual(errors, []);
