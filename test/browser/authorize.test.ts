@@ -2,17 +2,12 @@
 // sees, the buttons, the redirects back to the app, escaping and CSP. Takes no screenshots: those are
 // `npm run screenshots` (scripts/screenshots.ts).
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { adminHeaders, startTestApp, type TestApp } from '../helpers/app.js';
-import {
-  browserSkipReason,
-  launchBrowser,
-  listen,
-  startCallbackServer,
-  type CallbackServer,
-} from '../helpers/browser.js';
-import { applyEvents, createApp, createUsers, sessionToken, type Creds, type TestUser } from '../helpers/factories.js';
+import { before, it } from 'node:test';
+import type { Page } from 'playwright-core';
+import { adminHeaders } from '../helpers/app.js';
+import { paymentParams as scenePayment, paymentScene, transfer } from '../helpers/browser-authorize.js';
+import { describeInChromium, signIn } from '../helpers/browser-stores.js';
+import type { Creds, TestUser } from '../helpers/factories.js';
 
 const HOSTILE_NAME = '<script>alert(1)</script>';
 
@@ -23,32 +18,28 @@ const styleOf = (element: unknown, property: string) => getComputedStyle(element
 
 interface Opened {
   page: Page;
-  context: BrowserContext;
   /** Dialogs (alert, confirm) the page opened: there must be none. */
   dialogs: string[];
   /** Console errors, CSP violations included. */
   errors: string[];
 }
 
-describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-  let callback: CallbackServer;
+await describeInChromium('authorize page in Chromium', (s) => {
+  const scene = paymentScene(s, {
+    payer: { user_id: '100001', name: 'Mia Chen' },
+    shop: { user_id: '200002', name: 'Corner Café' },
+    query: '?from=app',
+  });
   let alice: TestUser;
-  let shop: TestUser;
-  let creds: Creds;
   let hostile: Creds;
   let showcase: Creds;
-  const contexts: BrowserContext[] = [];
 
-  const sessionOf = (userId: string): Promise<string> => sessionToken(t.app, userId);
   const newApp = async (name: string, redirectUris: string[]): Promise<Creds> => {
-    const res = await t.app.inject({
+    const res = await s.t.app.inject({
       method: 'POST',
       url: '/internal/v1/apps',
       headers: adminHeaders,
-      payload: { owner_user_id: shop.user_id, name, redirect_uris: redirectUris },
+      payload: { owner_user_id: scene().shop.user_id, name, redirect_uris: redirectUris },
     });
     assert.equal(res.statusCode, 201, res.body);
     return res.json<Creds>();
@@ -56,11 +47,8 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
 
   /** A phone-sized browser tab, signed in as `userId` unless undefined, on the authorize page. */
   const open = async (params: Record<string, string>, userId: string | undefined): Promise<Opened> => {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
-    contexts.push(context);
-    if (userId !== undefined) {
-      await context.addCookies([{ name: 'op_session', value: await sessionOf(userId), url: base }]);
-    }
+    const context = await s.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+    if (userId !== undefined) await signIn(s, context, userId);
     const page = await context.newPage();
     const dialogs: string[] = [];
     const errors: string[] = [];
@@ -72,32 +60,23 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
       if (m.type() === 'error') errors.push(m.text());
     });
     page.on('pageerror', (e) => errors.push(e.message));
-    const res = await page.goto(`${base}/oauth/authorize?${new URLSearchParams(params).toString()}`);
+    const res = await page.goto(`${s.base}/oauth/authorize?${new URLSearchParams(params).toString()}`);
     assert.equal(res?.status(), 200);
-    return { page, context, dialogs, errors };
+    return { page, dialogs, errors };
   };
   const loginParams = (o: Record<string, string> = {}) => ({
-    app_id: creds.app_id,
-    redirect_uri: `${callback.url}/cb?from=app`,
+    app_id: scene().creds.app_id,
+    redirect_uri: scene().redirectUri,
     scope: 'moment',
     grant_type: 'authorization_code',
     response_type: 'code',
     ...o,
   });
-  const paymentParams = (o: Record<string, string> = {}) => ({
-    app_id: creds.app_id,
-    redirect_uri: `${callback.url}/cb?from=app`,
-    scope: 'payment',
-    grant_type: 'onetime_token',
-    amount: '25.5',
-    payer_user_id: alice.user_id,
-    receiver_user_id: shop.user_id,
-    pay_type: 'send',
-    pay_info: 'Order #1042: two flat whites',
-    ...o,
-  });
+  const paymentParams = (o: Record<string, string> = {}) =>
+    scenePayment(scene(), { amount: '25.5', pay_info: 'Order #1042: two flat whites', ...o });
   /** Clicks a button and waits until the browser is back at the app's redirect endpoint. */
   const choose = async (o: Opened, button: 'Allow' | 'Cancel'): Promise<URL> => {
+    const { callback } = scene();
     await Promise.all([
       o.page.waitForURL((u) => u.href.startsWith(`${callback.url}/cb`)),
       o.page.getByRole('button', { name: button, exact: true }).click(),
@@ -112,25 +91,18 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
     assert.deepEqual(o.dialogs, []);
     assert.deepEqual(o.errors, []);
   };
+  /** Opens the page as Alice and presses Cancel: the app hears access_denied and its state. */
+  const cancels = async (params: Record<string, string>) => {
+    const o = await open(params, alice.user_id);
+    const url = await choose(o, 'Cancel');
+    assert.equal(url.search, `?from=app&error=access_denied&state=${params.state ?? ''}`);
+    clean(o);
+  };
 
   before(async () => {
-    t = await startTestApp('sqlite');
-    base = await listen(t.app);
-    callback = await startCallbackServer();
-    browser = await launchBrowser();
-    [alice] = (await createUsers(t.app, 1, { user_id: '100001', name: 'Mia Chen' })) as [TestUser];
-    [shop] = (await createUsers(t.app, 1, { user_id: '200002', name: 'Corner Café' })) as [TestUser];
-    creds = await createApp(t.app, shop.user_id, [`${callback.url}/cb?from=app`]);
-    hostile = await newApp(HOSTILE_NAME, [`${callback.url}/cb?from=app`]);
+    alice = scene().payer;
+    hostile = await newApp(HOSTILE_NAME, [scene().redirectUri]);
     showcase = await newApp('Moments Club', ['https://moments.example/callback']);
-    await applyEvents(t.app, [{ type: 'points.credited', data: { user_id: alice.user_id, amount: '100' } }]);
-  });
-
-  after(async () => {
-    for (const c of contexts) await c.close();
-    await browser.close();
-    await callback.close();
-    await t.close();
   });
 
   it('login: shows the app and the scope; Allow returns code, userId, source and state', async () => {
@@ -161,12 +133,7 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
     clean(o);
   });
 
-  it('login: Cancel returns error=access_denied and state', async () => {
-    const o = await open(loginParams({ state: 'st-2' }), alice.user_id);
-    const url = await choose(o, 'Cancel');
-    assert.equal(url.search, '?from=app&error=access_denied&state=st-2');
-    clean(o);
-  });
+  it('login: Cancel returns error=access_denied and state', () => cancels(loginParams({ state: 'st-2' })));
 
   it('payment: shows amount, payer, receiver and pay_info; Allow returns code, serial_id, source and state', async () => {
     const o = await open(paymentParams({ state: 'pay-1' }), alice.user_id);
@@ -182,21 +149,12 @@ describe('authorize page in Chromium', { skip: browserSkipReason() }, () => {
     assert.deepEqual([...url.searchParams.keys()], ['from', 'code', 'serial_id', 'source', 'state']);
     assert.equal(url.searchParams.get('source'), 'open_platform');
     assert.equal(url.searchParams.get('state'), 'pay-1');
-    const transfer = await t.app.inject({
-      method: 'POST',
-      url: `/openapi/payment/transfer?app_id=${creds.app_id}&app_secret=${creds.app_secret}`,
-      payload: { access_token: url.searchParams.get('code'), serial_id: url.searchParams.get('serial_id') },
-    });
-    assert.equal(transfer.json<{ code: string }>().code, '1');
+    const code = url.searchParams.get('code') ?? '';
+    assert.equal(await transfer(s.t.app, scene().creds, code, url.searchParams.get('serial_id') ?? ''), '1');
     clean(o);
   });
 
-  it('payment: Cancel returns error=access_denied and state', async () => {
-    const o = await open(paymentParams({ state: 'pay-2' }), alice.user_id);
-    const url = await choose(o, 'Cancel');
-    assert.equal(url.search, '?from=app&error=access_denied&state=pay-2');
-    clean(o);
-  });
+  it('payment: Cancel returns error=access_denied and state', () => cancels(paymentParams({ state: 'pay-2' })));
 
   it('a hostile app name and pay_info are shown as text and run nothing', async () => {
     const info = '<img src=x onerror="alert(2)">';

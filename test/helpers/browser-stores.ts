@@ -4,6 +4,7 @@ import { after, before, describe } from 'node:test';
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { startTestApp, type StartOptions, type TestApp } from './app.js';
 import { browserSkipReason, launchBrowser, listen } from './browser.js';
+import { sessionToken } from './factories.js';
 import { storesUnderTest } from './stores.js';
 
 /** What a store's suite sees while its tests run. */
@@ -16,6 +17,11 @@ export interface ChromiumStore {
   readonly browser: Browser;
   /** A browser context that is closed with the store's suite, before its app (whose long polls it may hold). */
   newContext(options?: BrowserContextOptions): Promise<BrowserContext>;
+}
+
+/** Gives `context` the session cookie of `userId` on the store's app, as the application would. */
+export async function signIn(s: ChromiumStore, context: BrowserContext, userId: string): Promise<void> {
+  await context.addCookies([{ name: 'op_session', value: await sessionToken(s.t.app, userId), url: s.base }]);
 }
 
 function running<T>(value: T | undefined): T {
