@@ -2,165 +2,159 @@
 // GET /openapi/authorize/userinfo (key-only endpoint).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeStores, FakeClock, startTestApp } from './helpers/app.js';
+import { describeStores, describeStoresOnFakeClock, startTestApp } from './helpers/app.js';
 import { createApp, createUsers, signedHeaders, type Creds, type TestUser } from './helpers/factories.js';
 
-const clock = new FakeClock();
+await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, clock) => {
+  let creds: Creds;
+  let user: TestUser;
+  const info = async (headers: Record<string, string>, path = '/openapi/user/info') => {
+    const res = await t().app.inject({ method: 'GET', url: `${path}?user_id=${user.user_id}`, headers });
+    return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
+  };
+  const signed = (o: Parameters<typeof signedHeaders>[1] = {}) => signedHeaders(creds, { now: clock.now(), ...o });
+  const unauthorized = (message: string) => ({ error: 'Unauthorized', code: 401, message });
 
-await describeStores(
-  'authentication (decisions.md section 1)',
-  (t) => {
-    let creds: Creds;
-    let user: TestUser;
-    const info = async (headers: Record<string, string>, path = '/openapi/user/info') => {
-      const res = await t().app.inject({ method: 'GET', url: `${path}?user_id=${user.user_id}`, headers });
-      return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
-    };
-    const signed = (o: Parameters<typeof signedHeaders>[1] = {}) => signedHeaders(creds, { now: clock.now(), ...o });
-    const unauthorized = (message: string) => ({ error: 'Unauthorized', code: 401, message });
+  it('sets up a user and an app', async () => {
+    [user] = (await createUsers(t().app, 1)) as [TestUser];
+    creds = await createApp(t().app, user.user_id);
+  });
 
-    it('sets up a user and an app', async () => {
-      [user] = (await createUsers(t().app, 1)) as [TestUser];
-      creds = await createApp(t().app, user.user_id);
+  it('a good signature (lowercase hex, ms timestamp) answers code 1', async () => {
+    const r = await info(signed());
+    assert.equal(r.status, 200);
+    assert.deepEqual(r.body, {
+      code: 1,
+      data: { name: user.name, wallet_address: user.wallet_address, avatar: user.avatar, uid: user.user_id },
+      message: 'success',
+      success: true,
     });
+    assert.equal(r.headers.deprecation, 'true');
+    assert.match(String(r.headers.link), /<.*\/openapi\/user\/info>; rel="successor-version"/);
+  });
 
-    it('a good signature (lowercase hex, ms timestamp) answers code 1', async () => {
-      const r = await info(signed());
-      assert.equal(r.status, 200);
-      assert.deepEqual(r.body, {
-        code: 1,
-        data: { name: user.name, wallet_address: user.wallet_address, avatar: user.avatar, uid: user.user_id },
-        message: 'success',
-        success: true,
-      });
-      assert.equal(r.headers.deprecation, 'true');
-      assert.match(String(r.headers.link), /<.*\/openapi\/user\/info>; rel="successor-version"/);
-    });
+  it('accepts an uppercase hex signature', async () => {
+    const h = signed();
+    assert.equal((await info({ ...h, signature: String(h.signature).toUpperCase() })).status, 200);
+  });
 
-    it('accepts an uppercase hex signature', async () => {
-      const h = signed();
-      assert.equal((await info({ ...h, signature: String(h.signature).toUpperCase() })).status, 200);
-    });
+  it('accepts a seconds timestamp (10 digits)', async () => {
+    assert.equal((await info(signed({ timestamp: String(Math.floor(clock.now() / 1000)) }))).status, 200);
+  });
 
-    it('accepts a seconds timestamp (10 digits)', async () => {
-      assert.equal((await info(signed({ timestamp: String(Math.floor(clock.now() / 1000)) }))).status, 200);
-    });
-
-    it('accepts timestamps up to 300 s away, refuses beyond, in both directions', async () => {
-      for (const offset of [-300_000, 300_000]) {
-        assert.equal((await info(signed({ timestamp: String(clock.now() + offset) }))).status, 200, `offset ${offset}`);
-      }
-      for (const offset of [-300_001, 300_001, -3_600_000]) {
-        const r = await info(signed({ timestamp: String(clock.now() + offset) }));
-        assert.equal(r.status, 401);
-        assert.deepEqual(r.body, unauthorized('timestamp out of range'));
-      }
-    });
-
-    it('accepts nonces of 1 to 32 letters and digits, refuses others as a parameter error', async () => {
-      for (const nonce of ['7', 'aB3dE6gH', '1'.repeat(32)])
-        assert.equal((await info(signed({ nonce }))).status, 200, nonce);
-      for (const nonce of ['1'.repeat(33), '1234-678', '']) {
-        const r = await info(signed({ nonce }));
-        assert.equal(r.status, 401, nonce);
-        assert.equal(r.body.message, 'Param error');
-        assert.equal(r.body.error, 'Bad Request');
-        assert.match(String(r.body.detail), /nonce/);
-      }
-    });
-
-    it('refuses a malformed timestamp as a parameter error', async () => {
-      const r = await info(signed({ timestamp: '12345' }));
+  it('accepts timestamps up to 300 s away, refuses beyond, in both directions', async () => {
+    for (const offset of [-300_000, 300_000]) {
+      assert.equal((await info(signed({ timestamp: String(clock.now() + offset) }))).status, 200, `offset ${offset}`);
+    }
+    for (const offset of [-300_001, 300_001, -3_600_000]) {
+      const r = await info(signed({ timestamp: String(clock.now() + offset) }));
       assert.equal(r.status, 401);
-      assert.deepEqual(
-        { ...r.body, detail: undefined },
-        { error: 'Bad Request', code: 401, message: 'Param error', detail: undefined },
-      );
-    });
+      assert.deepEqual(r.body, unauthorized('timestamp out of range'));
+    }
+  });
 
-    it('refuses a replayed (key, nonce, timestamp) but not the same nonce at another time', async () => {
-      const h = signed({ nonce: '12345678' });
-      assert.equal((await info(h)).status, 200);
-      const replay = await info(h);
-      assert.equal(replay.status, 401);
-      assert.deepEqual(replay.body, unauthorized('nonce already used'));
-      assert.equal((await info(signed({ nonce: '12345678', timestamp: String(clock.now() + 1) }))).status, 200);
-    });
+  it('accepts nonces of 1 to 32 letters and digits, refuses others as a parameter error', async () => {
+    for (const nonce of ['7', 'aB3dE6gH', '1'.repeat(32)])
+      assert.equal((await info(signed({ nonce }))).status, 200, nonce);
+    for (const nonce of ['1'.repeat(33), '1234-678', '']) {
+      const r = await info(signed({ nonce }));
+      assert.equal(r.status, 401, nonce);
+      assert.equal(r.body.message, 'Param error');
+      assert.equal(r.body.error, 'Bad Request');
+      assert.match(String(r.body.detail), /nonce/);
+    }
+  });
 
-    it('a wrong signature gets 401 signature mismatch and does not burn the nonce', async () => {
-      const good = signed({ nonce: '55555555' });
-      const r = await info({ ...good, signature: signed({ nonce: '55555555', secret: 'wrong' }).signature ?? '' });
-      assert.equal(r.status, 401);
-      assert.deepEqual(r.body, unauthorized('signature mismatch'));
-      assert.equal((await info(good)).status, 200);
-    });
+  it('refuses a malformed timestamp as a parameter error', async () => {
+    const r = await info(signed({ timestamp: '12345' }));
+    assert.equal(r.status, 401);
+    assert.deepEqual(
+      { ...r.body, detail: undefined },
+      { error: 'Bad Request', code: 401, message: 'Param error', detail: undefined },
+    );
+  });
 
-    it('a signature that is not hex, or an app_id of another app, is a mismatch', async () => {
-      assert.deepEqual((await info({ ...signed(), signature: 'zz' })).body, unauthorized('signature mismatch'));
-      assert.deepEqual((await info({ ...signed(), app_id: 'app_other' })).body, unauthorized('signature mismatch'));
-    });
+  it('refuses a replayed (key, nonce, timestamp) but not the same nonce at another time', async () => {
+    const h = signed({ nonce: '12345678' });
+    assert.equal((await info(h)).status, 200);
+    const replay = await info(h);
+    assert.equal(replay.status, 401);
+    assert.deepEqual(replay.body, unauthorized('nonce already used'));
+    assert.equal((await info(signed({ nonce: '12345678', timestamp: String(clock.now() + 1) }))).status, 200);
+  });
 
-    it('accepts key-only calls on the signed endpoint by default', async () => {
-      const r = await info({ 'x-api-key': creds.api_key });
-      assert.equal(r.status, 200);
-      assert.equal(r.body.code, 1);
-    });
+  it('a wrong signature gets 401 signature mismatch and does not burn the nonce', async () => {
+    const good = signed({ nonce: '55555555' });
+    const r = await info({ ...good, signature: signed({ nonce: '55555555', secret: 'wrong' }).signature ?? '' });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, unauthorized('signature mismatch'));
+    assert.equal((await info(good)).status, 200);
+  });
 
-    it('verifies a signature sent to a key-only endpoint', async () => {
-      assert.equal((await info(signed(), '/openapi/authorize/userinfo')).status, 200);
-      const r = await info(signed({ secret: 'wrong' }), '/openapi/authorize/userinfo');
-      assert.equal(r.status, 401);
-      assert.deepEqual(r.body, unauthorized('signature mismatch'));
-    });
+  it('a signature that is not hex, or an app_id of another app, is a mismatch', async () => {
+    assert.deepEqual((await info({ ...signed(), signature: 'zz' })).body, unauthorized('signature mismatch'));
+    assert.deepEqual((await info({ ...signed(), app_id: 'app_other' })).body, unauthorized('signature mismatch'));
+  });
 
-    it('an unknown or missing key gets the exact 400 body', async () => {
-      const body = { error: 'Bad Request', code: 400, message: 'You X-API-KEY is not available' };
-      const cases: Record<string, string>[] = [{ 'x-api-key': 'no-such-key' }, {}, { 'x-api-key': '' }];
-      for (const headers of cases) {
-        const r = await info(headers);
-        assert.equal(r.status, 400);
-        assert.deepEqual(r.body, body);
-      }
-    });
+  it('accepts key-only calls on the signed endpoint by default', async () => {
+    const r = await info({ 'x-api-key': creds.api_key });
+    assert.equal(r.status, 200);
+    assert.equal(r.body.code, 1);
+  });
 
-    it('a missing user_id is a parameter error with the field named', async () => {
-      const res = await t().app.inject({
-        method: 'GET',
-        url: '/openapi/user/info',
-        headers: { 'x-api-key': creds.api_key },
-      });
-      assert.equal(res.statusCode, 401);
-      assert.deepEqual(res.json(), {
-        error: 'Bad Request',
-        code: 401,
-        message: 'Param error',
-        detail: 'querystring.user_id: required',
-      });
-    });
+  it('verifies a signature sent to a key-only endpoint', async () => {
+    assert.equal((await info(signed(), '/openapi/authorize/userinfo')).status, 200);
+    const r = await info(signed({ secret: 'wrong' }), '/openapi/authorize/userinfo');
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, unauthorized('signature mismatch'));
+  });
 
-    it('an unknown user is a 404, not a fabricated profile', async () => {
-      const res = await t().app.inject({
-        method: 'GET',
-        url: '/openapi/user/info?user_id=nobody',
-        headers: { 'x-api-key': creds.api_key },
-      });
-      assert.equal(res.statusCode, 404);
-      assert.deepEqual(res.json(), { error: 'Not Found', code: 404, message: 'unknown user' });
-    });
+  it('an unknown or missing key gets the exact 400 body', async () => {
+    const body = { error: 'Bad Request', code: 400, message: 'You X-API-KEY is not available' };
+    const cases: Record<string, string>[] = [{ 'x-api-key': 'no-such-key' }, {}, { 'x-api-key': '' }];
+    for (const headers of cases) {
+      const r = await info(headers);
+      assert.equal(r.status, 400);
+      assert.deepEqual(r.body, body);
+    }
+  });
 
-    it('keeps secrets encrypted at rest and keys only as hashes', async () => {
-      const row = await t()
-        .services.db.k.selectFrom('apps')
-        .selectAll()
-        .where('app_id', '=', creds.app_id)
-        .executeTakeFirstOrThrow();
-      const stored = JSON.stringify(row);
-      assert.ok(!stored.includes(creds.app_secret), 'App Secret stored in clear');
-      assert.ok(!stored.includes(creds.api_key), 'App Key stored in clear');
+  it('a missing user_id is a parameter error with the field named', async () => {
+    const res = await t().app.inject({
+      method: 'GET',
+      url: '/openapi/user/info',
+      headers: { 'x-api-key': creds.api_key },
     });
-  },
-  { clock },
-);
+    assert.equal(res.statusCode, 401);
+    assert.deepEqual(res.json(), {
+      error: 'Bad Request',
+      code: 401,
+      message: 'Param error',
+      detail: 'querystring.user_id: required',
+    });
+  });
+
+  it('an unknown user is a 404, not a fabricated profile', async () => {
+    const res = await t().app.inject({
+      method: 'GET',
+      url: '/openapi/user/info?user_id=nobody',
+      headers: { 'x-api-key': creds.api_key },
+    });
+    assert.equal(res.statusCode, 404);
+    assert.deepEqual(res.json(), { error: 'Not Found', code: 404, message: 'unknown user' });
+  });
+
+  it('keeps secrets encrypted at rest and keys only as hashes', async () => {
+    const row = await t()
+      .services.db.k.selectFrom('apps')
+      .selectAll()
+      .where('app_id', '=', creds.app_id)
+      .executeTakeFirstOrThrow();
+    const stored = JSON.stringify(row);
+    assert.ok(!stored.includes(creds.app_secret), 'App Secret stored in clear');
+    assert.ok(!stored.includes(creds.api_key), 'App Key stored in clear');
+  });
+});
 
 await describeStores(
   'authentication with REQUIRE_SIGNED=1',

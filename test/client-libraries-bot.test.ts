@@ -4,7 +4,7 @@
 // checked on the sent Message, the outbox row and the Update a polling bot receives.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { adminHeaders, describeStores, FakeClock } from './helpers/app.js';
+import { adminHeaders, describeStoresOnFakeClock } from './helpers/app.js';
 import { applyEvents, createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
 import type { App } from '../src/http/types.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
@@ -78,374 +78,364 @@ async function outbox(app: App): Promise<OutboxMessageView[]> {
 const row = async (app: App, id: string): Promise<OutboxMessageView | undefined> =>
   (await outbox(app)).find((m) => m.id === id);
 
-const clock = new FakeClock();
+await describeStoresOnFakeClock('client libraries: bot methods (decisions.md section 7)', (t) => {
+  let owner: TestUser;
+  let a: TestUser;
+  let energizer: TestUser;
+  let bot: BotCreds;
+  let strongBot: BotCreds;
+  const group = uid('g');
+  const app = () => t().app;
 
-await describeStores(
-  'client libraries: bot methods (decisions.md section 7)',
-  (t) => {
-    let owner: TestUser;
-    let a: TestUser;
-    let energizer: TestUser;
-    let bot: BotCreds;
-    let strongBot: BotCreds;
-    const group = uid('g');
-    const app = () => t().app;
+  /** A button press by `user`, then what the bot gets from getUpdates (no offset, as SDK examples poll). */
+  async function pressAndPoll(user: TestUser, messageId: string, data: string): Promise<Record<string, unknown>> {
+    const callback_id = uid('cb');
+    await applyEvents(app(), [
+      { type: 'button.clicked', data: { callback_id, message_id: messageId, user_id: user.user_id, data } },
+    ]);
+    const updates = result(await form(app(), 'getUpdates', bot.api_key, {})) as Record<string, unknown>[];
+    assert.equal(updates.length, 1, JSON.stringify(updates));
+    const [update] = updates;
+    const query = update?.callback_query as Record<string, unknown> | undefined;
+    assert.ok(query !== undefined, `a callback_query Update: ${JSON.stringify(update)}`);
+    assert.deepEqual([query.id, query.data], [callback_id, data]);
+    return query.message as Record<string, unknown>;
+  }
 
-    /** A button press by `user`, then what the bot gets from getUpdates (no offset, as SDK examples poll). */
-    async function pressAndPoll(user: TestUser, messageId: string, data: string): Promise<Record<string, unknown>> {
-      const callback_id = uid('cb');
-      await applyEvents(app(), [
-        { type: 'button.clicked', data: { callback_id, message_id: messageId, user_id: user.user_id, data } },
-      ]);
-      const updates = result(await form(app(), 'getUpdates', bot.api_key, {})) as Record<string, unknown>[];
-      assert.equal(updates.length, 1, JSON.stringify(updates));
-      const [update] = updates;
-      const query = update?.callback_query as Record<string, unknown> | undefined;
-      assert.ok(query !== undefined, `a callback_query Update: ${JSON.stringify(update)}`);
-      assert.deepEqual([query.id, query.data], [callback_id, data]);
-      return query.message as Record<string, unknown>;
-    }
+  it('builds users, bots and a group', async () => {
+    [owner, a] = (await createUsers(app(), 2)) as [TestUser, TestUser];
+    [energizer] = (await createUsers(app(), 1, { level: 5 })) as [TestUser];
+    bot = await createBot(app(), owner.user_id);
+    strongBot = await createBot(app(), owner.user_id, 'strong bot');
+    await applyEvents(app(), [
+      { type: 'group.upserted', data: { group_id: group, name: 'g', invite_url: `https://chat.example/${group}` } },
+      { type: 'group.member.joined', data: { group_id: group, user_id: bot.bot_user_id } },
+      { type: 'bot.energized', data: { bot_user_id: strongBot.bot_user_id, by_user_id: energizer.user_id } },
+    ]);
+  });
 
-    it('builds users, bots and a group', async () => {
-      [owner, a] = (await createUsers(app(), 2)) as [TestUser, TestUser];
-      [energizer] = (await createUsers(app(), 1, { level: 5 })) as [TestUser];
-      bot = await createBot(app(), owner.user_id);
-      strongBot = await createBot(app(), owner.user_id, 'strong bot');
-      await applyEvents(app(), [
-        { type: 'group.upserted', data: { group_id: group, name: 'g', invite_url: `https://chat.example/${group}` } },
-        { type: 'group.member.joined', data: { group_id: group, user_id: bot.bot_user_id } },
-        { type: 'bot.energized', data: { bot_user_id: strongBot.bot_user_id, by_user_id: energizer.user_id } },
-      ]);
-    });
-
-    it('Go SDK: a form with parse_mode=HTML, font_size/font_color and empty button fields; echoed in the Message and the callback Update', async () => {
-      const replyMarkup = JSON.stringify({
-        inline_keyboard: [
-          [
-            { text: '', url: '', callback_data: 'x', sub_text: 'Menu', sub_text_color: '#ff0000' },
-            { text: 'Site', url: 'https://site.example/', callback_data: '', sub_text: '', sub_text_color: '' },
-          ],
-          [{ text: 'Label', url: '', callback_data: '', sub_text: '', sub_text_color: '' }],
+  it('Go SDK: a form with parse_mode=HTML, font_size/font_color and empty button fields; echoed in the Message and the callback Update', async () => {
+    const replyMarkup = JSON.stringify({
+      inline_keyboard: [
+        [
+          { text: '', url: '', callback_data: 'x', sub_text: 'Menu', sub_text_color: '#ff0000' },
+          { text: 'Site', url: 'https://site.example/', callback_data: '', sub_text: '', sub_text_color: '' },
         ],
-        font_size: 14,
-        font_color: '#333333',
-      });
-      const html = '<b>Menu</b> &amp; <i>pick</i> <a href="https://docs.example/x">docs</a><br><span>ok</span>';
-      const converted = [
-        tag({ uitag: 'font', text: 'Menu', bold: 'true' }),
-        ' & ',
-        tag({ uitag: 'font', text: 'pick', italic: 'true' }),
-        ' ',
-        tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' }),
-        '\nok',
-      ].join('');
-      const keyboard = {
-        inline_keyboard: [
-          [
-            { callback_data: 'x', sub_text: 'Menu', sub_text_color: '#ff0000' },
-            { text: 'Site', url: 'https://site.example/' },
-          ],
-          [{ text: 'Label' }],
-        ],
-        font_size: 14,
-        font_color: '#333333',
-      };
-      const sent = message(
-        await form(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          chat_type: 'private',
-          text: html,
-          parse_mode: 'HTML',
-          reply_markup: replyMarkup,
-        }),
-      );
-      assert.deepEqual(
-        [sent.text, sent.text_raw, sent.kind, sent.reply_markup],
-        ['Menu & pick docs\nok', converted, 'richtext', keyboard],
-      );
-      const stored = await row(app(), sent.message_id);
-      assert.deepEqual([stored?.object_name, stored?.content], ['richtext', converted]);
-      assert.deepEqual(await pressAndPoll(a, sent.message_id, 'x'), sent, 'the Update carries the same Message');
-
-      // Edited the Go way: parse_mode in lower case, empty style strings mean "not given".
-      const edited = message(
-        await form(app(), 'editMessageText', bot.api_key, {
-          chat_id: a.user_id,
-          chat_type: 'private',
-          message_id: sent.message_id,
-          text: '<strong>v2</strong>',
-          parse_mode: 'html',
-          reply_markup: JSON.stringify({
-            inline_keyboard: [[{ text: 'Again', url: '', callback_data: 'y', sub_text: '', sub_text_color: '' }]],
-            font_size: '',
-            font_color: '',
-          }),
-        }),
-      );
-      const v2 = tag({ uitag: 'font', text: 'v2', bold: 'true' });
-      assert.deepEqual(
-        [edited.message_id, edited.text, edited.text_raw, edited.reply_markup],
-        [sent.message_id, 'v2', v2, { inline_keyboard: [[{ text: 'Again', callback_data: 'y' }]] }],
-      );
-      assert.deepEqual([(await row(app(), sent.message_id))?.content], [v2]);
-      assert.deepEqual(await pressAndPoll(a, sent.message_id, 'y'), edited);
-
-      // The keyboard style also reaches a group message sent by JSON.
-      const inGroup = message(
-        await json(app(), 'sendMessage', bot.api_key, {
-          chat_id: group,
-          text: 'g',
-          parse_mode: 'Text',
-          reply_markup: { inline_keyboard: [[{ text: 'Go', callback_data: 'g' }]], font_size: '12', font_color: 'red' },
-        }),
-      );
-      assert.deepEqual(inGroup.reply_markup, {
-        inline_keyboard: [[{ text: 'Go', callback_data: 'g' }]],
-        font_size: '12',
-        font_color: 'red',
-      });
+        [{ text: 'Label', url: '', callback_data: '', sub_text: '', sub_text_color: '' }],
+      ],
+      font_size: 14,
+      font_color: '#333333',
     });
+    const html = '<b>Menu</b> &amp; <i>pick</i> <a href="https://docs.example/x">docs</a><br><span>ok</span>';
+    const converted = [
+      tag({ uitag: 'font', text: 'Menu', bold: 'true' }),
+      ' & ',
+      tag({ uitag: 'font', text: 'pick', italic: 'true' }),
+      ' ',
+      tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' }),
+      '\nok',
+    ].join('');
+    const keyboard = {
+      inline_keyboard: [
+        [
+          { callback_data: 'x', sub_text: 'Menu', sub_text_color: '#ff0000' },
+          { text: 'Site', url: 'https://site.example/' },
+        ],
+        [{ text: 'Label' }],
+      ],
+      font_size: 14,
+      font_color: '#333333',
+    };
+    const sent = message(
+      await form(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        chat_type: 'private',
+        text: html,
+        parse_mode: 'HTML',
+        reply_markup: replyMarkup,
+      }),
+    );
+    assert.deepEqual(
+      [sent.text, sent.text_raw, sent.kind, sent.reply_markup],
+      ['Menu & pick docs\nok', converted, 'richtext', keyboard],
+    );
+    const stored = await row(app(), sent.message_id);
+    assert.deepEqual([stored?.object_name, stored?.content], ['richtext', converted]);
+    assert.deepEqual(await pressAndPoll(a, sent.message_id, 'x'), sent, 'the Update carries the same Message');
 
-    it('Node SDK: JSON with login_url as an object or a string, echoed as sent; Markdown', async () => {
-      const markup = {
-        inline_keyboard: [
-          [
-            {
-              text: 'Log in',
-              login_url: {
-                url: 'https://login.example/auth',
-                forward_text: 'Log in here',
-                bot_username: 'test_bot',
-                request_write_access: true,
-              },
+    // Edited the Go way: parse_mode in lower case, empty style strings mean "not given".
+    const edited = message(
+      await form(app(), 'editMessageText', bot.api_key, {
+        chat_id: a.user_id,
+        chat_type: 'private',
+        message_id: sent.message_id,
+        text: '<strong>v2</strong>',
+        parse_mode: 'html',
+        reply_markup: JSON.stringify({
+          inline_keyboard: [[{ text: 'Again', url: '', callback_data: 'y', sub_text: '', sub_text_color: '' }]],
+          font_size: '',
+          font_color: '',
+        }),
+      }),
+    );
+    const v2 = tag({ uitag: 'font', text: 'v2', bold: 'true' });
+    assert.deepEqual(
+      [edited.message_id, edited.text, edited.text_raw, edited.reply_markup],
+      [sent.message_id, 'v2', v2, { inline_keyboard: [[{ text: 'Again', callback_data: 'y' }]] }],
+    );
+    assert.deepEqual([(await row(app(), sent.message_id))?.content], [v2]);
+    assert.deepEqual(await pressAndPoll(a, sent.message_id, 'y'), edited);
+
+    // The keyboard style also reaches a group message sent by JSON.
+    const inGroup = message(
+      await json(app(), 'sendMessage', bot.api_key, {
+        chat_id: group,
+        text: 'g',
+        parse_mode: 'Text',
+        reply_markup: { inline_keyboard: [[{ text: 'Go', callback_data: 'g' }]], font_size: '12', font_color: 'red' },
+      }),
+    );
+    assert.deepEqual(inGroup.reply_markup, {
+      inline_keyboard: [[{ text: 'Go', callback_data: 'g' }]],
+      font_size: '12',
+      font_color: 'red',
+    });
+  });
+
+  it('Node SDK: JSON with login_url as an object or a string, echoed as sent; Markdown', async () => {
+    const markup = {
+      inline_keyboard: [
+        [
+          {
+            text: 'Log in',
+            login_url: {
+              url: 'https://login.example/auth',
+              forward_text: 'Log in here',
+              bot_username: 'test_bot',
+              request_write_access: true,
             },
-            { text: 'Plain', login_url: 'https://login.example/plain' },
-          ],
+          },
+          { text: 'Plain', login_url: 'https://login.example/plain' },
         ],
-      };
-      const sent = message(
-        await json(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          text: '*Hello* _there_ [site](https://site.example/)',
-          parse_mode: 'Markdown',
-          reply_markup: markup,
-        }),
-      );
-      assert.deepEqual(sent.reply_markup, markup);
-      assert.equal(sent.text, 'Hello there site');
-      assert.equal(
-        sent.text_raw,
-        `${tag({ uitag: 'font', text: 'Hello', bold: 'true' })} ${tag({ uitag: 'font', text: 'there', italic: 'true' })} ${tag({ uitag: 'a', text: 'site', href: 'https://site.example/' })}`,
-      );
-      assert.equal((await row(app(), sent.message_id))?.object_name, 'richtext');
-      const before = (await outbox(app())).length;
-      for (const login_url of [{ url: 'http://login.example/' }, 'http://login.example/', { url: 'javascript:x' }]) {
-        failed(
-          await json(app(), 'sendMessage', bot.api_key, {
-            chat_id: a.user_id,
-            text: 'x',
-            reply_markup: { inline_keyboard: [[{ text: 'L', login_url }]] },
-          }),
-          400,
-          'Bad Request: reply_markup: button links must start with https://',
-          JSON.stringify(login_url),
-        );
-      }
+      ],
+    };
+    const sent = message(
+      await json(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: '*Hello* _there_ [site](https://site.example/)',
+        parse_mode: 'Markdown',
+        reply_markup: markup,
+      }),
+    );
+    assert.deepEqual(sent.reply_markup, markup);
+    assert.equal(sent.text, 'Hello there site');
+    assert.equal(
+      sent.text_raw,
+      `${tag({ uitag: 'font', text: 'Hello', bold: 'true' })} ${tag({ uitag: 'font', text: 'there', italic: 'true' })} ${tag({ uitag: 'a', text: 'site', href: 'https://site.example/' })}`,
+    );
+    assert.equal((await row(app(), sent.message_id))?.object_name, 'richtext');
+    const before = (await outbox(app())).length;
+    for (const login_url of [{ url: 'http://login.example/' }, 'http://login.example/', { url: 'javascript:x' }]) {
       failed(
         await json(app(), 'sendMessage', bot.api_key, {
           chat_id: a.user_id,
           text: 'x',
-          reply_markup: { inline_keyboard: [[{ text: 'L', login_url: { forward_text: 'no url' } }]] },
+          reply_markup: { inline_keyboard: [[{ text: 'L', login_url }]] },
         }),
         400,
-        'Bad Request: reply_markup: expected {"inline_keyboard": [[{"text": ...}]]}',
+        'Bad Request: reply_markup: button links must start with https://',
+        JSON.stringify(login_url),
       );
-      assert.equal((await outbox(app())).length, before, 'nothing refused is stored');
-    });
+    }
+    failed(
+      await json(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: 'x',
+        reply_markup: { inline_keyboard: [[{ text: 'L', login_url: { forward_text: 'no url' } }]] },
+      }),
+      400,
+      'Bad Request: reply_markup: expected {"inline_keyboard": [[{"text": ...}]]}',
+    );
+    assert.equal((await outbox(app())).length, before, 'nothing refused is stored');
+  });
 
-    it('Python SDK: a form with parse_mode=MarkdownV2; escapes come out as the plain character', async () => {
-      const sent = message(
-        await form(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          text: 'Price: *1\\.50* \\! \\(today\\) 1\\. not a list',
-          parse_mode: 'MarkdownV2',
-        }),
-      );
-      assert.deepEqual(
-        [sent.text, sent.text_raw],
-        [
-          'Price: 1.50 ! (today) 1. not a list',
-          `Price: ${tag({ uitag: 'font', text: '1.50', bold: 'true' })} ! (today) 1. not a list`,
-        ],
-      );
-      const lower = message(
-        await form(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          text: 'plain \\_x\\_',
-          parse_mode: 'markdownv2',
-        }),
-      );
-      assert.deepEqual([lower.text, lower.text_raw, lower.kind], ['plain _x_', 'plain _x_', 'richtext']);
-    });
+  it('Python SDK: a form with parse_mode=MarkdownV2; escapes come out as the plain character', async () => {
+    const sent = message(
+      await form(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: 'Price: *1\\.50* \\! \\(today\\) 1\\. not a list',
+        parse_mode: 'MarkdownV2',
+      }),
+    );
+    assert.deepEqual(
+      [sent.text, sent.text_raw],
+      [
+        'Price: 1.50 ! (today) 1. not a list',
+        `Price: ${tag({ uitag: 'font', text: '1.50', bold: 'true' })} ! (today) 1. not a list`,
+      ],
+    );
+    const lower = message(
+      await form(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: 'plain \\_x\\_',
+        parse_mode: 'markdownv2',
+      }),
+    );
+    assert.deepEqual([lower.text, lower.text_raw, lower.kind], ['plain _x_', 'plain _x_', 'richtext']);
+  });
 
-    it('content is the text when text is absent: sendMessage, editMessageText, sendMessageToFans', async () => {
-      const sent = message(
-        await form(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          content: 'from content',
-          parse_mode: 'text',
-        }),
-      );
-      assert.deepEqual([sent.text, (await row(app(), sent.message_id))?.content], ['from content', 'from content']);
-      const both = message(
-        await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text: 'text wins', content: '' }),
-      );
-      assert.equal(both.text, 'text wins');
-      const edited = message(
-        await json(app(), 'editMessageText', bot.api_key, {
-          chat_id: a.user_id,
-          message_id: sent.message_id,
-          content: '<b>bold</b>',
-          parse_mode: 'HTML',
-        }),
-      );
-      assert.equal(edited.text, 'bold');
-      failed(
-        await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, content: '' }),
-        400,
-        'Bad Request: text: required',
-      );
-      failed(
-        await json(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, content: 'x'.repeat(5001) }),
-        400,
-        'Bad Request: content: must be text of at most 5000 characters',
-      );
+  it('content is the text when text is absent: sendMessage, editMessageText, sendMessageToFans', async () => {
+    const sent = message(
+      await form(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        content: 'from content',
+        parse_mode: 'text',
+      }),
+    );
+    assert.deepEqual([sent.text, (await row(app(), sent.message_id))?.content], ['from content', 'from content']);
+    const both = message(
+      await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text: 'text wins', content: '' }),
+    );
+    assert.equal(both.text, 'text wins');
+    const edited = message(
+      await json(app(), 'editMessageText', bot.api_key, {
+        chat_id: a.user_id,
+        message_id: sent.message_id,
+        content: '<b>bold</b>',
+        parse_mode: 'HTML',
+      }),
+    );
+    assert.equal(edited.text, 'bold');
+    failed(
+      await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, content: '' }),
+      400,
+      'Bad Request: text: required',
+    );
+    failed(
+      await json(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, content: 'x'.repeat(5001) }),
+      400,
+      'Bad Request: content: must be text of at most 5000 characters',
+    );
 
-      const [fan] = (await createUsers(app(), 1)) as [TestUser];
-      const fansBot = await createBot(app(), owner.user_id, 'fans bot');
-      await applyEvents(app(), [
-        { type: 'follow.created', data: { follower_id: fan.user_id, followed_id: fansBot.bot_user_id } },
-      ]);
-      const applied = await app().inject({
-        method: 'POST',
-        url: '/internal/v1/permission-applications',
-        headers: adminHeaders,
-        payload: { bot_user_id: fansBot.bot_user_id, permission: 'subscription_account' },
-      });
-      assert.equal(applied.statusCode, 201, applied.body);
-      const approved = await app().inject({
-        method: 'POST',
-        url: `/internal/v1/permission-applications/${applied.json<{ id: string }>().id}/approve`,
-        headers: adminHeaders,
-      });
-      assert.equal(approved.statusCode, 200, approved.body);
-      assert.deepEqual(
-        result(await form(app(), 'sendMessageToFans', fansBot.api_key, { content: 'news', parse_mode: 'HTML' })),
-        { sent: 1 },
-      );
-      const news = (await outbox(app())).filter((m) => m.from_user_id === fansBot.bot_user_id);
-      assert.deepEqual(
-        news.map((m) => [m.to_user_id, m.object_name, m.content]),
-        [[fan.user_id, 'richtext', 'news']],
-      );
+    const [fan] = (await createUsers(app(), 1)) as [TestUser];
+    const fansBot = await createBot(app(), owner.user_id, 'fans bot');
+    await applyEvents(app(), [
+      { type: 'follow.created', data: { follower_id: fan.user_id, followed_id: fansBot.bot_user_id } },
+    ]);
+    const applied = await app().inject({
+      method: 'POST',
+      url: '/internal/v1/permission-applications',
+      headers: adminHeaders,
+      payload: { bot_user_id: fansBot.bot_user_id, permission: 'subscription_account' },
     });
+    assert.equal(applied.statusCode, 201, applied.body);
+    const approved = await app().inject({
+      method: 'POST',
+      url: `/internal/v1/permission-applications/${applied.json<{ id: string }>().id}/approve`,
+      headers: adminHeaders,
+    });
+    assert.equal(approved.statusCode, 200, approved.body);
+    assert.deepEqual(
+      result(await form(app(), 'sendMessageToFans', fansBot.api_key, { content: 'news', parse_mode: 'HTML' })),
+      { sent: 1 },
+    );
+    const news = (await outbox(app())).filter((m) => m.from_user_id === fansBot.bot_user_id);
+    assert.deepEqual(
+      news.map((m) => [m.to_user_id, m.object_name, m.content]),
+      [[fan.user_id, 'richtext', 'news']],
+    );
+  });
 
-    it('parse_mode image, video, file: the https URL of the medium; image needs Lv.2', async () => {
-      const url = 'https://media.example/cat.png';
-      failed(
-        await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text: url, parse_mode: 'image' }),
-        403,
-        'image sending requires level 2',
-      );
-      const image = message(
-        await form(app(), 'sendMessage', strongBot.api_key, { chat_id: a.user_id, text: url, parse_mode: 'Image' }),
-      );
-      assert.deepEqual([image.text, image.text_raw, image.kind], [url, url, 'image']);
-      const video = message(
-        await form(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          text: ' https://media.example/v.mp4 ',
-          parse_mode: 'video',
-        }),
-      );
-      assert.deepEqual([video.text, video.kind], ['https://media.example/v.mp4', 'video']);
-      const file = message(
-        await json(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          text: 'https://media.example/a.pdf',
-          parse_mode: 'FILE',
-        }),
-      );
-      assert.equal(file.kind, 'file');
-      const names = await Promise.all(
-        [image, video, file].map(async (m) => (await row(app(), m.message_id))?.object_name),
-      );
-      assert.deepEqual(names, ['image', 'video', 'file']);
-      failed(
-        await form(app(), 'sendMessage', bot.api_key, {
-          chat_id: a.user_id,
-          text: 'http://media.example/a.pdf',
-          parse_mode: 'file',
-        }),
-        400,
-        'Bad Request: text: must be the https:// URL of the file',
-      );
-    });
+  it('parse_mode image, video, file: the https URL of the medium; image needs Lv.2', async () => {
+    const url = 'https://media.example/cat.png';
+    failed(
+      await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text: url, parse_mode: 'image' }),
+      403,
+      'image sending requires level 2',
+    );
+    const image = message(
+      await form(app(), 'sendMessage', strongBot.api_key, { chat_id: a.user_id, text: url, parse_mode: 'Image' }),
+    );
+    assert.deepEqual([image.text, image.text_raw, image.kind], [url, url, 'image']);
+    const video = message(
+      await form(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: ' https://media.example/v.mp4 ',
+        parse_mode: 'video',
+      }),
+    );
+    assert.deepEqual([video.text, video.kind], ['https://media.example/v.mp4', 'video']);
+    const file = message(
+      await json(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: 'https://media.example/a.pdf',
+        parse_mode: 'FILE',
+      }),
+    );
+    assert.equal(file.kind, 'file');
+    const names = await Promise.all(
+      [image, video, file].map(async (m) => (await row(app(), m.message_id))?.object_name),
+    );
+    assert.deepEqual(names, ['image', 'video', 'file']);
+    failed(
+      await form(app(), 'sendMessage', bot.api_key, {
+        chat_id: a.user_id,
+        text: 'http://media.example/a.pdf',
+        parse_mode: 'file',
+      }),
+      400,
+      'Bad Request: text: must be the https:// URL of the file',
+    );
+  });
 
-    it('an unknown parse_mode and hostile HTML get parameter errors, never a 500; nothing is stored', async () => {
-      const before = await outbox(app());
-      const send = (text: string, parse_mode: string) =>
-        form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text, parse_mode });
-      failed(
-        await send('x', 'bbcode'),
-        400,
-        'Bad Request: parse_mode: must be one of text, richtext, HTML, Markdown, MarkdownV2, image, video, file',
-      );
-      failed(
-        await send('<a href="javascript:alert(1)">x</a>', 'HTML'),
-        400,
-        'Bad Request: text: links must be https:// URLs (got "javascript:alert(1)")',
-      );
-      failed(
-        await send('<a href="http://x.example/">x</a>', 'HTML'),
-        400,
-        'Bad Request: text: links must be https:// URLs (got "http://x.example/")',
-      );
-      failed(
-        await send('[x](javascript:alert(1))', 'MarkdownV2'),
-        400,
-        'Bad Request: text: links must be https:// URLs (got "javascript:alert(1)")',
-      );
-      failed(
-        await send('<script>alert(1)</script>', 'HTML'),
-        400,
-        'Bad Request: text: nothing to show after conversion',
-      );
-      failed(
-        await send('<img src="https://i.example/x.png" onerror="alert(1)">x', 'HTML'),
-        403,
-        'image sending requires level 2',
-      );
-      assert.deepEqual(await outbox(app()), before);
-      const deep = message(await send(`${'<b>'.repeat(1600)}deep`, 'HTML'));
-      assert.equal(deep.text, 'deep');
-      const unclosed = message(await send('<i><b>open <img src="x" onerror="y"', 'HTML'));
-      assert.equal(unclosed.text, 'open ');
-    });
+  it('an unknown parse_mode and hostile HTML get parameter errors, never a 500; nothing is stored', async () => {
+    const before = await outbox(app());
+    const send = (text: string, parse_mode: string) =>
+      form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text, parse_mode });
+    failed(
+      await send('x', 'bbcode'),
+      400,
+      'Bad Request: parse_mode: must be one of text, richtext, HTML, Markdown, MarkdownV2, image, video, file',
+    );
+    failed(
+      await send('<a href="javascript:alert(1)">x</a>', 'HTML'),
+      400,
+      'Bad Request: text: links must be https:// URLs (got "javascript:alert(1)")',
+    );
+    failed(
+      await send('<a href="http://x.example/">x</a>', 'HTML'),
+      400,
+      'Bad Request: text: links must be https:// URLs (got "http://x.example/")',
+    );
+    failed(
+      await send('[x](javascript:alert(1))', 'MarkdownV2'),
+      400,
+      'Bad Request: text: links must be https:// URLs (got "javascript:alert(1)")',
+    );
+    failed(await send('<script>alert(1)</script>', 'HTML'), 400, 'Bad Request: text: nothing to show after conversion');
+    failed(
+      await send('<img src="https://i.example/x.png" onerror="alert(1)">x', 'HTML'),
+      403,
+      'image sending requires level 2',
+    );
+    assert.deepEqual(await outbox(app()), before);
+    const deep = message(await send(`${'<b>'.repeat(1600)}deep`, 'HTML'));
+    assert.equal(deep.text, 'deep');
+    const unclosed = message(await send('<i><b>open <img src="x" onerror="y"', 'HTML'));
+    assert.equal(unclosed.text, 'open ');
+  });
 
-    it('error wording stays: the signed path answers Param error with code 401', async () => {
-      const res = await app().inject({
-        method: 'POST',
-        url: '/openapi/messages/private/send',
-        headers: { 'x-api-key': bot.api_key },
-        payload: { object_name: 'html', content: '<b>x</b>', to_user_id: a.user_id },
-      });
-      assert.equal(res.statusCode, 401, res.body);
-      assert.deepEqual(
-        { ...res.json<Record<string, unknown>>(), detail: undefined },
-        { error: 'Bad Request', code: 401, message: 'Param error', detail: undefined },
-      );
+  it('error wording stays: the signed path answers Param error with code 401', async () => {
+    const res = await app().inject({
+      method: 'POST',
+      url: '/openapi/messages/private/send',
+      headers: { 'x-api-key': bot.api_key },
+      payload: { object_name: 'html', content: '<b>x</b>', to_user_id: a.user_id },
     });
-  },
-  { clock },
-);
+    assert.equal(res.statusCode, 401, res.body);
+    assert.deepEqual(
+      { ...res.json<Record<string, unknown>>(), detail: undefined },
+      { error: 'Bad Request', code: 401, message: 'Param error', detail: undefined },
+    );
+  });
+});

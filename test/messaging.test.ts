@@ -15,7 +15,7 @@ import type { App } from '../src/http/types.js';
 import { sha256Hex } from '../src/lib/crypto.js';
 import { openSharedState, type SharedState } from '../src/lib/shared-state.js';
 import { createServices } from '../src/services.js';
-import { ADMIN_TOKEN, adminHeaders, describeStores, dropSchema, FakeClock } from './helpers/app.js';
+import { ADMIN_TOKEN, adminHeaders, describeStoresOnFakeClock, dropSchema, FakeClock } from './helpers/app.js';
 import { PG_URL, REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 import {
   applyEvents,
@@ -116,852 +116,824 @@ async function inject(app: App, url: string, payload: unknown, headers: Record<s
   return { status: res.statusCode, body: res.json<Record<string, unknown>>(), headers: res.headers };
 }
 
-const clock = new FakeClock();
+await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock) => {
+  let owner: TestUser;
+  let a: TestUser;
+  let b: TestUser;
+  let c: TestUser;
+  let energizer: TestUser;
+  let weak: TestUser;
+  let bot: BotCreds;
+  let developer: TestUser;
+  let appCreds: Creds;
+  const group = uid('g');
+  const adminGroup = uid('g');
+  const otherGroup = uid('g');
+  const at = () => new Date(clock.now()).toISOString();
 
-await describeStores(
-  'messaging: /openapi/ send endpoints',
-  (t) => {
-    let owner: TestUser;
-    let a: TestUser;
-    let b: TestUser;
-    let c: TestUser;
-    let energizer: TestUser;
-    let weak: TestUser;
-    let bot: BotCreds;
-    let developer: TestUser;
-    let appCreds: Creds;
-    const group = uid('g');
-    const adminGroup = uid('g');
-    const otherGroup = uid('g');
-    const at = () => new Date(clock.now()).toISOString();
+  const key = (creds: Creds) => ({ 'x-api-key': creds.api_key });
+  const signed = (creds: Creds) => signedHeaders(creds, { now: clock.now() });
+  const modes = [
+    ['signed', signed],
+    ['key-only', key],
+  ] as const;
+  const send = (url: string, payload: unknown, headers: Record<string, string> = key(bot)) =>
+    inject(t().app, url, payload, headers);
+  const accepted = (r: Answer, what = '') => {
+    assert.equal(r.status, 200, `${what} ${JSON.stringify(r.body)}`);
+    assert.deepEqual(r.body, ACCEPTED, what);
+    assert.equal(r.headers['idempotent-replayed'], undefined, what);
+  };
+  const refused = (r: Answer, status: number, body: Record<string, unknown>, what = '') => {
+    assert.equal(r.status, status, `${what} ${JSON.stringify(r.body)}`);
+    assert.deepEqual(r.body, body, what);
+  };
+  const watch = () => watchOutbox(t().app);
+  const groupRow = (gid: string, o: Partial<OutboxMessage> & Pick<OutboxMessage, 'object_name' | 'content'>) => ({
+    chat_type: 'group',
+    group_id: gid,
+    from_user_id: bot.bot_user_id,
+    mention_user_ids: [],
+    created_at: at(),
+    ...o,
+  });
+  const privateRow = (to: string, o: Partial<OutboxMessage> & Pick<OutboxMessage, 'object_name' | 'content'>) => ({
+    chat_type: 'private',
+    to_user_id: to,
+    from_user_id: bot.bot_user_id,
+    mention_user_ids: [],
+    created_at: at(),
+    ...o,
+  });
+  const groupEvent = (gid: string) => ({
+    type: 'group.upserted',
+    data: { group_id: gid, name: `name of ${gid}`, invite_url: `https://chat.example/g/${gid}` },
+  });
+  const join = (gid: string, userId: string, role = 'member') => ({
+    type: 'group.member.joined',
+    data: { group_id: gid, user_id: userId, role },
+  });
+  const follow = (follower: string, followed: string) => ({
+    type: 'follow.created',
+    data: { follower_id: follower, followed_id: followed },
+  });
+  const newBot = async (): Promise<BotCreds> => {
+    const [o] = (await createUsers(t().app, 1)) as [TestUser];
+    return createBot(t().app, o.user_id);
+  };
 
-    const key = (creds: Creds) => ({ 'x-api-key': creds.api_key });
-    const signed = (creds: Creds) => signedHeaders(creds, { now: clock.now() });
-    const modes = [
-      ['signed', signed],
-      ['key-only', key],
-    ] as const;
-    const send = (url: string, payload: unknown, headers: Record<string, string> = key(bot)) =>
-      inject(t().app, url, payload, headers);
-    const accepted = (r: Answer, what = '') => {
-      assert.equal(r.status, 200, `${what} ${JSON.stringify(r.body)}`);
-      assert.deepEqual(r.body, ACCEPTED, what);
-      assert.equal(r.headers['idempotent-replayed'], undefined, what);
-    };
-    const refused = (r: Answer, status: number, body: Record<string, unknown>, what = '') => {
-      assert.equal(r.status, status, `${what} ${JSON.stringify(r.body)}`);
-      assert.deepEqual(r.body, body, what);
-    };
-    const watch = () => watchOutbox(t().app);
-    const groupRow = (gid: string, o: Partial<OutboxMessage> & Pick<OutboxMessage, 'object_name' | 'content'>) => ({
-      chat_type: 'group',
-      group_id: gid,
-      from_user_id: bot.bot_user_id,
-      mention_user_ids: [],
-      created_at: at(),
-      ...o,
-    });
-    const privateRow = (to: string, o: Partial<OutboxMessage> & Pick<OutboxMessage, 'object_name' | 'content'>) => ({
-      chat_type: 'private',
-      to_user_id: to,
-      from_user_id: bot.bot_user_id,
-      mention_user_ids: [],
-      created_at: at(),
-      ...o,
-    });
-    const groupEvent = (gid: string) => ({
-      type: 'group.upserted',
-      data: { group_id: gid, name: `name of ${gid}`, invite_url: `https://chat.example/g/${gid}` },
-    });
-    const join = (gid: string, userId: string, role = 'member') => ({
-      type: 'group.member.joined',
-      data: { group_id: gid, user_id: userId, role },
-    });
-    const follow = (follower: string, followed: string) => ({
-      type: 'follow.created',
-      data: { follower_id: follower, followed_id: followed },
-    });
-    const newBot = async (): Promise<BotCreds> => {
-      const [o] = (await createUsers(t().app, 1)) as [TestUser];
-      return createBot(t().app, o.user_id);
-    };
+  it('builds users, a bot, an app and groups through events', async () => {
+    [owner, a, b, c, developer] = (await createUsers(t().app, 5)) as [TestUser, TestUser, TestUser, TestUser, TestUser];
+    [energizer] = (await createUsers(t().app, 1, { level: 5 })) as [TestUser];
+    [weak] = (await createUsers(t().app, 1, { level: 4 })) as [TestUser];
+    bot = await createBot(t().app, owner.user_id);
+    appCreds = await createApp(t().app, developer.user_id);
+    await applyEvents(t().app, [
+      groupEvent(group),
+      groupEvent(adminGroup),
+      groupEvent(otherGroup),
+      join(group, bot.bot_user_id),
+      join(group, a.user_id),
+      join(group, b.user_id),
+      join(group, developer.user_id),
+      join(adminGroup, bot.bot_user_id),
+      join(adminGroup, a.user_id),
+      join(otherGroup, a.user_id),
+    ]);
+  });
 
-    it('builds users, a bot, an app and groups through events', async () => {
-      [owner, a, b, c, developer] = (await createUsers(t().app, 5)) as [
-        TestUser,
-        TestUser,
-        TestUser,
-        TestUser,
-        TestUser,
+  // ------------------------------------------------------------------ accepted sends
+
+  it('POST /openapi/messages/group/send accepts text, richtext, RC:TxtMsg and RCD:Graphic, signed and key-only', async () => {
+    const w = await watch();
+    const expected: unknown[] = [];
+    for (const [mode, headers] of modes) {
+      const bodies = [
+        { group_id: group, to_user_id: a.user_id, object_name: 'text', content: `plain ${mode}` },
+        { group_id: group, object_name: 'richtext', title: `Weekly ${mode}`, content: RICH },
+        { group_id: group, to_user_id: b.user_id, object_name: 'RC:TxtMsg', message: `txt ${mode}` },
+        { group_id: group, to_user_id: '', object_name: 'RCD:Graphic', title: `Graphic ${mode}`, content: RICH },
       ];
-      [energizer] = (await createUsers(t().app, 1, { level: 5 })) as [TestUser];
-      [weak] = (await createUsers(t().app, 1, { level: 4 })) as [TestUser];
-      bot = await createBot(t().app, owner.user_id);
-      appCreds = await createApp(t().app, developer.user_id);
-      await applyEvents(t().app, [
-        groupEvent(group),
-        groupEvent(adminGroup),
-        groupEvent(otherGroup),
-        join(group, bot.bot_user_id),
-        join(group, a.user_id),
-        join(group, b.user_id),
-        join(group, developer.user_id),
-        join(adminGroup, bot.bot_user_id),
-        join(adminGroup, a.user_id),
-        join(otherGroup, a.user_id),
-      ]);
-    });
+      for (const body of bodies) accepted(await send(GROUP_SEND, body, headers(bot)), `${mode} ${body.object_name}`);
+      expected.push(
+        groupRow(group, { object_name: 'text', content: `plain ${mode}`, mention_user_ids: [a.user_id] }),
+        groupRow(group, { object_name: 'richtext', title: `Weekly ${mode}`, content: RICH }),
+        groupRow(group, { object_name: 'RC:TxtMsg', content: `txt ${mode}`, mention_user_ids: [b.user_id] }),
+        groupRow(group, { object_name: 'RCD:Graphic', title: `Graphic ${mode}`, content: RICH }),
+      );
+    }
+    assert.deepEqual(withoutIds(await w.added()), expected);
+  });
 
-    // ------------------------------------------------------------------ accepted sends
+  it('POST /openapi/send_robot_group_message accepts RC:TxtMsg and RCD:Graphic only', async () => {
+    const w = await watch();
+    for (const [mode, headers] of modes) {
+      accepted(
+        await send(
+          OLD_GROUP_SEND,
+          { group_id: group, to_user_id: a.user_id, object_name: 'RC:TxtMsg', message: `old ${mode}` },
+          headers(bot),
+        ),
+      );
+      accepted(
+        await send(
+          OLD_GROUP_SEND,
+          { group_id: group, object_name: 'RCD:Graphic', title: 'G', content: RICH },
+          headers(bot),
+        ),
+      );
+    }
+    assert.deepEqual(withoutIds(await w.added()), [
+      groupRow(group, { object_name: 'RC:TxtMsg', content: 'old signed', mention_user_ids: [a.user_id] }),
+      groupRow(group, { object_name: 'RCD:Graphic', title: 'G', content: RICH }),
+      groupRow(group, { object_name: 'RC:TxtMsg', content: 'old key-only', mention_user_ids: [a.user_id] }),
+      groupRow(group, { object_name: 'RCD:Graphic', title: 'G', content: RICH }),
+    ]);
+    for (const objectName of ['text', 'richtext', 'RCD:Command']) {
+      refused(
+        await send(OLD_GROUP_SEND, { group_id: group, object_name: objectName, title: 'T', content: 'x' }),
+        401,
+        paramError('body.object_name: must be one of RC:TxtMsg, RCD:Graphic'),
+        objectName,
+      );
+    }
+    assert.deepEqual(await w.added(), []);
+  });
 
-    it('POST /openapi/messages/group/send accepts text, richtext, RC:TxtMsg and RCD:Graphic, signed and key-only', async () => {
-      const w = await watch();
-      const expected: unknown[] = [];
-      for (const [mode, headers] of modes) {
-        const bodies = [
-          { group_id: group, to_user_id: a.user_id, object_name: 'text', content: `plain ${mode}` },
-          { group_id: group, object_name: 'richtext', title: `Weekly ${mode}`, content: RICH },
-          { group_id: group, to_user_id: b.user_id, object_name: 'RC:TxtMsg', message: `txt ${mode}` },
-          { group_id: group, to_user_id: '', object_name: 'RCD:Graphic', title: `Graphic ${mode}`, content: RICH },
-        ];
-        for (const body of bodies) accepted(await send(GROUP_SEND, body, headers(bot)), `${mode} ${body.object_name}`);
-        expected.push(
-          groupRow(group, { object_name: 'text', content: `plain ${mode}`, mention_user_ids: [a.user_id] }),
-          groupRow(group, { object_name: 'richtext', title: `Weekly ${mode}`, content: RICH }),
-          groupRow(group, { object_name: 'RC:TxtMsg', content: `txt ${mode}`, mention_user_ids: [b.user_id] }),
-          groupRow(group, { object_name: 'RCD:Graphic', title: `Graphic ${mode}`, content: RICH }),
-        );
-      }
-      assert.deepEqual(withoutIds(await w.added()), expected);
-    });
+  it('POST /openapi/messages/private/send accepts text, richtext and RCD:Command, signed and key-only', async () => {
+    const w = await watch();
+    const expected: unknown[] = [];
+    for (const [mode, headers] of modes) {
+      accepted(await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: mode }, headers(bot)));
+      accepted(
+        await send(
+          PRIVATE_SEND,
+          { to_user_id: b.user_id, object_name: 'richtext', title: 'Hi', content: RICH },
+          headers(bot),
+        ),
+      );
+      accepted(await send(PRIVATE_SEND, { to_user_id: c.user_id, object_name: 'richtext', content: RICH }));
+      accepted(
+        await send(
+          PRIVATE_SEND,
+          { to_user_id: a.user_id, object_name: 'RCD:Command', message: `/${mode}` },
+          headers(bot),
+        ),
+      );
+      expected.push(
+        privateRow(a.user_id, { object_name: 'text', content: mode }),
+        privateRow(b.user_id, { object_name: 'richtext', title: 'Hi', content: RICH }),
+        privateRow(c.user_id, { object_name: 'richtext', content: RICH }),
+        privateRow(a.user_id, { object_name: 'RCD:Command', content: `/${mode}` }),
+      );
+    }
+    assert.deepEqual(withoutIds(await w.added()), expected);
+  });
 
-    it('POST /openapi/send_robot_group_message accepts RC:TxtMsg and RCD:Graphic only', async () => {
-      const w = await watch();
-      for (const [mode, headers] of modes) {
-        accepted(
-          await send(
-            OLD_GROUP_SEND,
-            { group_id: group, to_user_id: a.user_id, object_name: 'RC:TxtMsg', message: `old ${mode}` },
-            headers(bot),
-          ),
-        );
-        accepted(
-          await send(
-            OLD_GROUP_SEND,
-            { group_id: group, object_name: 'RCD:Graphic', title: 'G', content: RICH },
-            headers(bot),
-          ),
-        );
-      }
-      assert.deepEqual(withoutIds(await w.added()), [
-        groupRow(group, { object_name: 'RC:TxtMsg', content: 'old signed', mention_user_ids: [a.user_id] }),
-        groupRow(group, { object_name: 'RCD:Graphic', title: 'G', content: RICH }),
-        groupRow(group, { object_name: 'RC:TxtMsg', content: 'old key-only', mention_user_ids: [a.user_id] }),
-        groupRow(group, { object_name: 'RCD:Graphic', title: 'G', content: RICH }),
-      ]);
-      for (const objectName of ['text', 'richtext', 'RCD:Command']) {
-        refused(
-          await send(OLD_GROUP_SEND, { group_id: group, object_name: objectName, title: 'T', content: 'x' }),
-          401,
-          paramError('body.object_name: must be one of RC:TxtMsg, RCD:Graphic'),
-          objectName,
-        );
-      }
-      assert.deepEqual(await w.added(), []);
-    });
+  it('POST /openapi/send_robot_message accepts RCD:Command only', async () => {
+    const w = await watch();
+    for (const [, headers] of modes) {
+      accepted(
+        await send(
+          OLD_PRIVATE_SEND,
+          { to_user_id: b.user_id, object_name: 'RCD:Command', message: '/start' },
+          headers(bot),
+        ),
+      );
+    }
+    assert.deepEqual(withoutIds(await w.added()), [
+      privateRow(b.user_id, { object_name: 'RCD:Command', content: '/start' }),
+      privateRow(b.user_id, { object_name: 'RCD:Command', content: '/start' }),
+    ]);
+    for (const objectName of ['text', 'richtext']) {
+      refused(
+        await send(OLD_PRIVATE_SEND, { to_user_id: b.user_id, object_name: objectName, content: 'x' }),
+        401,
+        paramError('body.object_name: must be one of RCD:Command'),
+        objectName,
+      );
+    }
+    assert.deepEqual(await w.added(), []);
+  });
 
-    it('POST /openapi/messages/private/send accepts text, richtext and RCD:Command, signed and key-only', async () => {
-      const w = await watch();
-      const expected: unknown[] = [];
-      for (const [mode, headers] of modes) {
-        accepted(await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: mode }, headers(bot)));
-        accepted(
-          await send(
-            PRIVATE_SEND,
-            { to_user_id: b.user_id, object_name: 'richtext', title: 'Hi', content: RICH },
-            headers(bot),
-          ),
-        );
-        accepted(await send(PRIVATE_SEND, { to_user_id: c.user_id, object_name: 'richtext', content: RICH }));
-        accepted(
-          await send(
-            PRIVATE_SEND,
-            { to_user_id: a.user_id, object_name: 'RCD:Command', message: `/${mode}` },
-            headers(bot),
-          ),
-        );
-        expected.push(
-          privateRow(a.user_id, { object_name: 'text', content: mode }),
-          privateRow(b.user_id, { object_name: 'richtext', title: 'Hi', content: RICH }),
-          privateRow(c.user_id, { object_name: 'richtext', content: RICH }),
-          privateRow(a.user_id, { object_name: 'RCD:Command', content: `/${mode}` }),
-        );
-      }
-      assert.deepEqual(withoutIds(await w.added()), expected);
-    });
+  it('an app (not a bot) key sends as the developer who owns the app', async () => {
+    const w = await watch();
+    accepted(await send(GROUP_SEND, { group_id: group, object_name: 'text', content: 'from app' }, signed(appCreds)));
+    accepted(await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: 'dm' }, key(appCreds)));
+    assert.deepEqual(withoutIds(await w.added()), [
+      groupRow(group, { object_name: 'text', content: 'from app', from_user_id: developer.user_id }),
+      privateRow(a.user_id, { object_name: 'text', content: 'dm', from_user_id: developer.user_id }),
+    ]);
+  });
 
-    it('POST /openapi/send_robot_message accepts RCD:Command only', async () => {
-      const w = await watch();
-      for (const [, headers] of modes) {
-        accepted(
-          await send(
-            OLD_PRIVATE_SEND,
-            { to_user_id: b.user_id, object_name: 'RCD:Command', message: '/start' },
-            headers(bot),
-          ),
-        );
-      }
-      assert.deepEqual(withoutIds(await w.added()), [
-        privateRow(b.user_id, { object_name: 'RCD:Command', content: '/start' }),
-        privateRow(b.user_id, { object_name: 'RCD:Command', content: '/start' }),
-      ]);
-      for (const objectName of ['text', 'richtext']) {
-        refused(
-          await send(OLD_PRIVATE_SEND, { to_user_id: b.user_id, object_name: objectName, content: 'x' }),
-          401,
-          paramError('body.object_name: must be one of RCD:Command'),
-          objectName,
-        );
-      }
-      assert.deepEqual(await w.added(), []);
-    });
+  it('the longest content (5000) and title (256) are accepted', async () => {
+    const w = await watch();
+    const long = 'é'.repeat(5000);
+    const title = 't'.repeat(256);
+    accepted(await send(GROUP_SEND, { group_id: group, object_name: 'richtext', title, content: long }));
+    accepted(await send(OLD_PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'RCD:Command', message: long }));
+    assert.deepEqual(withoutIds(await w.added()), [
+      groupRow(group, { object_name: 'richtext', title, content: long }),
+      privateRow(a.user_id, { object_name: 'RCD:Command', content: long }),
+    ]);
+  });
 
-    it('an app (not a bot) key sends as the developer who owns the app', async () => {
-      const w = await watch();
-      accepted(await send(GROUP_SEND, { group_id: group, object_name: 'text', content: 'from app' }, signed(appCreds)));
-      accepted(await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: 'dm' }, key(appCreds)));
-      assert.deepEqual(withoutIds(await w.added()), [
-        groupRow(group, { object_name: 'text', content: 'from app', from_user_id: developer.user_id }),
-        privateRow(a.user_id, { object_name: 'text', content: 'dm', from_user_id: developer.user_id }),
-      ]);
-    });
+  it('with RATE_LIMITS off nothing is rate limited', async () => {
+    const w = await watch();
+    for (let i = 0; i < 8; i++) {
+      accepted(await send(PRIVATE_SEND, { to_user_id: c.user_id, object_name: 'text', content: `n${i}` }), `#${i}`);
+    }
+    assert.equal((await w.added()).length, 8);
+  });
 
-    it('the longest content (5000) and title (256) are accepted', async () => {
-      const w = await watch();
-      const long = 'é'.repeat(5000);
-      const title = 't'.repeat(256);
-      accepted(await send(GROUP_SEND, { group_id: group, object_name: 'richtext', title, content: long }));
-      accepted(await send(OLD_PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'RCD:Command', message: long }));
-      assert.deepEqual(withoutIds(await w.added()), [
-        groupRow(group, { object_name: 'richtext', title, content: long }),
-        privateRow(a.user_id, { object_name: 'RCD:Command', content: long }),
-      ]);
-    });
+  // ------------------------------------------------------------------ refusals, nothing stored
 
-    it('with RATE_LIMITS off nothing is rate limited', async () => {
-      const w = await watch();
-      for (let i = 0; i < 8; i++) {
-        accepted(await send(PRIVATE_SEND, { to_user_id: c.user_id, object_name: 'text', content: `n${i}` }), `#${i}`);
-      }
-      assert.equal((await w.added()).length, 8);
-    });
-
-    // ------------------------------------------------------------------ refusals, nothing stored
-
-    it('every bad input is a parameter error (HTTP 401) and stores nothing', async () => {
-      const cases: [string, string, unknown, string][] = [];
-      const markup: [string, string, string][] = [
-        [
-          'http:// link',
-          tag({ uitag: 'a', text: 'x', href: 'http://docs.example/' }),
-          'tag 1 (a): href must start with https://',
-        ],
-        [
-          'http:// image',
-          tag({ uitag: 'img', src: 'http://img.example/p.png' }),
-          'tag 1 (img): src must start with https://',
-        ],
-        [
-          'http:// image link',
-          tag({ uitag: 'img', src: '', href: 'http://x.example/' }),
-          'tag 1 (img): href must start with https://',
-        ],
-        ['unknown uitag', `x ${tag({ uitag: 'video', src: 'https://v.example/' })}`, 'tag 1: unknown uitag "video"'],
-        ['malformed tag', `x {"uitag":"a","text":"x"`, 'tag 1: malformed JSON'],
-        ['bad bold', tag({ uitag: 'font', text: 'x', bold: 'yes' }), 'tag 1 (font): bold must be "true" or "false"'],
-        [
-          'bad italic',
-          tag({ uitag: 'font', text: 'x', italic: true }),
-          'tag 1 (font): italic must be "true" or "false"',
-        ],
-        ['bad color', tag({ uitag: 'font', text: 'x', color: 'red' }), 'tag 1 (font): color must be #RRGGBB or #RGB'],
-        [
-          'unknown tag field',
-          tag({ uitag: 'a', text: 'x', href: 'https://docs.example/', target: '_blank' }),
-          'tag 1 (a): unknown field "target"',
-        ],
-        [
-          'second tag bad',
-          `${tag({ uitag: 'a', text: 'ok', href: 'https://ok.example/' })}${tag({ uitag: 'font' })}`,
-          'tag 2 (font): text is required',
-        ],
-      ];
-      for (const [name, content, detail] of markup) {
-        cases.push(
-          [
-            `group richtext: ${name}`,
-            GROUP_SEND,
-            { group_id: group, object_name: 'richtext', title: 'T', content },
-            `content: ${detail}`,
-          ],
-          [
-            `group RCD:Graphic: ${name}`,
-            OLD_GROUP_SEND,
-            { group_id: group, object_name: 'RCD:Graphic', title: 'T', content },
-            `content: ${detail}`,
-          ],
-          [
-            `private richtext: ${name}`,
-            PRIVATE_SEND,
-            { to_user_id: a.user_id, object_name: 'richtext', content },
-            `content: ${detail}`,
-          ],
-        );
-      }
-      const long = 'x'.repeat(5001);
+  it('every bad input is a parameter error (HTTP 401) and stores nothing', async () => {
+    const cases: [string, string, unknown, string][] = [];
+    const markup: [string, string, string][] = [
+      [
+        'http:// link',
+        tag({ uitag: 'a', text: 'x', href: 'http://docs.example/' }),
+        'tag 1 (a): href must start with https://',
+      ],
+      [
+        'http:// image',
+        tag({ uitag: 'img', src: 'http://img.example/p.png' }),
+        'tag 1 (img): src must start with https://',
+      ],
+      [
+        'http:// image link',
+        tag({ uitag: 'img', src: '', href: 'http://x.example/' }),
+        'tag 1 (img): href must start with https://',
+      ],
+      ['unknown uitag', `x ${tag({ uitag: 'video', src: 'https://v.example/' })}`, 'tag 1: unknown uitag "video"'],
+      ['malformed tag', `x {"uitag":"a","text":"x"`, 'tag 1: malformed JSON'],
+      ['bad bold', tag({ uitag: 'font', text: 'x', bold: 'yes' }), 'tag 1 (font): bold must be "true" or "false"'],
+      ['bad italic', tag({ uitag: 'font', text: 'x', italic: true }), 'tag 1 (font): italic must be "true" or "false"'],
+      ['bad color', tag({ uitag: 'font', text: 'x', color: 'red' }), 'tag 1 (font): color must be #RRGGBB or #RGB'],
+      [
+        'unknown tag field',
+        tag({ uitag: 'a', text: 'x', href: 'https://docs.example/', target: '_blank' }),
+        'tag 1 (a): unknown field "target"',
+      ],
+      [
+        'second tag bad',
+        `${tag({ uitag: 'a', text: 'ok', href: 'https://ok.example/' })}${tag({ uitag: 'font' })}`,
+        'tag 2 (font): text is required',
+      ],
+    ];
+    for (const [name, content, detail] of markup) {
       cases.push(
         [
-          'content 5001',
+          `group richtext: ${name}`,
           GROUP_SEND,
-          { group_id: group, object_name: 'text', content: long },
-          'body.content: must NOT have more than 5000 characters',
+          { group_id: group, object_name: 'richtext', title: 'T', content },
+          `content: ${detail}`,
         ],
         [
-          'private content 5001',
-          PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'text', content: long },
-          'body.content: must NOT have more than 5000 characters',
-        ],
-        [
-          'message 5001',
+          `group RCD:Graphic: ${name}`,
           OLD_GROUP_SEND,
-          { group_id: group, object_name: 'RC:TxtMsg', message: long },
-          'body.message: must NOT have more than 5000 characters',
+          { group_id: group, object_name: 'RCD:Graphic', title: 'T', content },
+          `content: ${detail}`,
         ],
         [
-          'command 5001',
-          OLD_PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'RCD:Command', message: long },
-          'body.message: must NOT have more than 5000 characters',
-        ],
-        [
-          'title 257',
-          GROUP_SEND,
-          { group_id: group, object_name: 'richtext', title: 't'.repeat(257), content: 'x' },
-          'body.title: must NOT have more than 256 characters',
-        ],
-        [
-          'empty content',
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', content: '' },
-          'body.content: required, not empty, for text',
-        ],
-        [
-          'empty private content',
+          `private richtext: ${name}`,
           PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'text', content: '' },
-          'body.content: required, not empty, for text',
-        ],
-        [
-          'empty message',
-          OLD_GROUP_SEND,
-          { group_id: group, object_name: 'RC:TxtMsg', message: '' },
-          'body.message: required, not empty, for RC:TxtMsg',
-        ],
-        [
-          'unknown object_name',
-          GROUP_SEND,
-          { group_id: group, object_name: 'video', content: 'x' },
-          'body.object_name: must be one of text, richtext, RC:TxtMsg, RCD:Graphic',
-        ],
-        [
-          'private unknown object_name',
-          PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'RC:TxtMsg', message: 'x' },
-          'body.object_name: must be one of text, richtext, RCD:Command',
-        ],
-        ['missing object_name', GROUP_SEND, { group_id: group, content: 'x' }, 'body.object_name: required'],
-        ['missing group_id', GROUP_SEND, { object_name: 'text', content: 'x' }, 'body.group_id: required'],
-        [
-          'old path missing group_id',
-          OLD_GROUP_SEND,
-          { object_name: 'RC:TxtMsg', message: 'x' },
-          'body.group_id: required',
-        ],
-        [
-          'empty group_id',
-          GROUP_SEND,
-          { group_id: '', object_name: 'text', content: 'x' },
-          'body.group_id: must NOT have fewer than 1 characters',
-        ],
-        ['missing to_user_id', PRIVATE_SEND, { object_name: 'text', content: 'x' }, 'body.to_user_id: required'],
-        [
-          'old path missing to_user_id',
-          OLD_PRIVATE_SEND,
-          { object_name: 'RCD:Command', message: 'x' },
-          'body.to_user_id: required',
-        ],
-        [
-          'text without content',
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', message: 'x' },
-          'body.content: required, not empty, for text',
-        ],
-        [
-          'RC:TxtMsg without message',
-          GROUP_SEND,
-          { group_id: group, object_name: 'RC:TxtMsg', content: 'x' },
-          'body.message: required, not empty, for RC:TxtMsg',
-        ],
-        [
-          'RCD:Command without message',
-          OLD_PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'RCD:Command', content: 'x' },
-          'body.message: required, not empty, for RCD:Command',
-        ],
-        [
-          'RCD:Graphic without title',
-          OLD_GROUP_SEND,
-          { group_id: group, object_name: 'RCD:Graphic', content: 'x' },
-          'body.title: required, not empty, for RCD:Graphic',
-        ],
-        [
-          'RCD:Graphic with empty title',
-          GROUP_SEND,
-          { group_id: group, object_name: 'RCD:Graphic', title: '', content: 'x' },
-          'body.title: required, not empty, for RCD:Graphic',
-        ],
-        [
-          'group richtext without title',
-          GROUP_SEND,
-          { group_id: group, object_name: 'richtext', content: 'x' },
-          'body.title: required, not empty, for richtext',
-        ],
-        [
-          'RCD:Graphic without content',
-          GROUP_SEND,
-          { group_id: group, object_name: 'RCD:Graphic', title: 'T' },
-          'body.content: required, not empty, for RCD:Graphic',
-        ],
-        [
-          'unknown field',
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', content: 'x', color: 'red' },
-          'body.color: unknown field',
-        ],
-        [
-          'private unknown field',
-          PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'text', content: 'x', group_id: group },
-          'body.group_id: unknown field',
-        ],
-        [
-          'group_id as number',
-          GROUP_SEND,
-          { group_id: 123, object_name: 'text', content: 'x' },
-          'body.group_id: must be string',
-        ],
-        [
-          'to_user_id as number',
-          PRIVATE_SEND,
-          { to_user_id: 7, object_name: 'text', content: 'x' },
-          'body.to_user_id: must be string',
-        ],
-        [
-          'content as array',
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', content: ['x'] },
-          'body.content: must be string',
-        ],
-        [
-          'unknown mentioned user',
-          GROUP_SEND,
-          { group_id: group, to_user_id: 'nobody', object_name: 'text', content: 'x' },
-          'mention: unknown user',
-        ],
-        ['malformed JSON body', GROUP_SEND, '{"group_id":', 'body: malformed JSON'],
-      );
-      const w = await watch();
-      for (const [name, url, body, detail] of cases) {
-        const headers = typeof body === 'string' ? { ...key(bot), 'content-type': 'application/json' } : key(bot);
-        refused(await send(url, body, headers), 401, paramError(detail), name);
-        assert.deepEqual(await w.added(), [], `${name}: nothing stored`);
-      }
-    });
-
-    it('a body over 64 KiB is refused with 413 and stores nothing', async () => {
-      const w = await watch();
-      const big = 'x'.repeat(65 * 1024);
-      refused(await send(GROUP_SEND, { group_id: group, object_name: 'text', content: big }), 413, TOO_LARGE);
-      refused(
-        await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: big }, signed(bot)),
-        413,
-        TOO_LARGE,
-      );
-      refused(
-        await send(OLD_PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'RCD:Command', message: big }),
-        413,
-        TOO_LARGE,
-      );
-      assert.deepEqual(await w.added(), []);
-    });
-
-    it('a group the sender is not a member of is 403, an unknown group 404, an unknown recipient 404', async () => {
-      const w = await watch();
-      for (const [url, body] of [
-        [GROUP_SEND, { object_name: 'text', content: 'x' }],
-        [OLD_GROUP_SEND, { object_name: 'RC:TxtMsg', message: 'x' }],
-      ] as const) {
-        refused(await send(url, { ...body, group_id: otherGroup }), 403, NOT_MEMBER, url);
-        refused(await send(url, { ...body, group_id: 'no-such-group' }, signed(bot)), 404, UNKNOWN_GROUP, url);
-      }
-      const unknownRecipient = { error: 'Not Found', code: 404, message: 'unknown user', detail: 'unknown recipient' };
-      refused(
-        await send(PRIVATE_SEND, { to_user_id: 'nobody', object_name: 'text', content: 'x' }),
-        404,
-        unknownRecipient,
-      );
-      refused(
-        await send(OLD_PRIVATE_SEND, { to_user_id: 'nobody', object_name: 'RCD:Command', message: 'x' }),
-        404,
-        unknownRecipient,
-      );
-      // After leaving, the bot can no longer send to the group.
-      await applyEvents(t().app, [
-        { type: 'group.member.left', data: { group_id: adminGroup, user_id: bot.bot_user_id } },
-      ]);
-      refused(await send(GROUP_SEND, { group_id: adminGroup, object_name: 'text', content: 'x' }), 403, NOT_MEMBER);
-      assert.deepEqual(await w.added(), []);
-    });
-
-    it('an unknown or missing API key is refused before anything else', async () => {
-      const w = await watch();
-      const unavailable = { error: 'Bad Request', code: 400, message: 'You X-API-KEY is not available' };
-      refused(
-        await send(GROUP_SEND, { group_id: group, object_name: 'text', content: 'x' }, { 'x-api-key': 'nope' }),
-        400,
-        unavailable,
-      );
-      refused(
-        await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: 'x' }, {}),
-        400,
-        unavailable,
-      );
-      const wrongSecret = signedHeaders(bot, { now: clock.now(), secret: 'not-the-secret' });
-      refused(await send(GROUP_SEND, { group_id: group, object_name: 'text', content: 'x' }, wrongSecret), 401, {
-        error: 'Unauthorized',
-        code: 401,
-        message: 'signature mismatch',
-      });
-      assert.deepEqual(await w.added(), []);
-    });
-
-    // ------------------------------------------------------------------ images and the bot level
-
-    it('an image from a level-1 bot is refused in a group where it is a member and in private, allowed where it is admin', async () => {
-      const imgBot = await newBot();
-      const asAdmin = uid('g');
-      const asMember = uid('g');
-      await applyEvents(t().app, [
-        groupEvent(asAdmin),
-        groupEvent(asMember),
-        join(asAdmin, imgBot.bot_user_id),
-        join(asMember, imgBot.bot_user_id),
-        join(asAdmin, imgBot.bot_user_id, 'admin'),
-      ]);
-      const content = `${IMG}look`;
-      const w = await watch();
-      const imgSends = (gid: string) =>
-        [
-          [GROUP_SEND, { group_id: gid, object_name: 'richtext', title: 'T', content }],
-          [GROUP_SEND, { group_id: gid, object_name: 'RCD:Graphic', title: 'T', content }],
-          [OLD_GROUP_SEND, { group_id: gid, object_name: 'RCD:Graphic', title: 'T', content }],
-        ] as const;
-      const privateImg = [
-        [PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'richtext', content }],
-        [
-          PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'richtext', title: 'T', content: `x ${IMG.replace('head', 'foot')}` },
-        ],
-      ] as const;
-      for (const [url, body] of [...imgSends(asMember), ...privateImg]) {
-        refused(await send(url, body, key(imgBot)), 403, IMAGE_LEVEL, `${url} ${JSON.stringify(body)}`);
-        refused(await send(url, body, signed(imgBot)), 403, IMAGE_LEVEL, `${url} signed`);
-      }
-      assert.deepEqual(await w.added(), [], 'nothing stored');
-      // A text message, a link and an image without src (a placeholder) need no level.
-      const placeholder = tag({ uitag: 'img', src: '', position: 'head' });
-      accepted(
-        await send(
-          GROUP_SEND,
-          { group_id: asMember, object_name: 'richtext', title: 'T', content: `${placeholder}x` },
-          key(imgBot),
-        ),
-      );
-      accepted(
-        await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'richtext', content: RICH }, key(imgBot)),
-      );
-      // Administrator of asAdmin: exempt there only.
-      for (const [url, body] of imgSends(asAdmin)) accepted(await send(url, body, key(imgBot)), url);
-      const rows = withoutIds(await w.added());
-      assert.deepEqual(
-        rows.map((r) => [r.chat_type, r.group_id ?? r.to_user_id, r.object_name, r.from_user_id]),
-        [
-          ['group', asMember, 'richtext', imgBot.bot_user_id],
-          ['private', a.user_id, 'richtext', imgBot.bot_user_id],
-          ['group', asAdmin, 'richtext', imgBot.bot_user_id],
-          ['group', asAdmin, 'RCD:Graphic', imgBot.bot_user_id],
-          ['group', asAdmin, 'RCD:Graphic', imgBot.bot_user_id],
+          { to_user_id: a.user_id, object_name: 'richtext', content },
+          `content: ${detail}`,
         ],
       );
-      for (const [url, body] of [...imgSends(asMember), ...privateImg]) {
-        refused(await send(url, body, key(imgBot)), 403, IMAGE_LEVEL, `still refused: ${url}`);
-      }
-      // An admin of a group who is demoted loses the exemption.
-      await applyEvents(t().app, [join(asAdmin, imgBot.bot_user_id, 'moderator')]);
-      refused(
-        await send(GROUP_SEND, { group_id: asAdmin, object_name: 'richtext', title: 'T', content }, key(imgBot)),
-        403,
-        IMAGE_LEVEL,
-      );
-      assert.deepEqual(await w.added(), []);
-    });
-
-    it('bot.energized by a Lv.5+ user raises the bot to level 2 and images are accepted everywhere', async () => {
-      const imgBot = await newBot();
-      const gid = uid('g');
-      await applyEvents(t().app, [groupEvent(gid), join(gid, imgBot.bot_user_id)]);
-      const content = `${IMG}look`;
-      const groupImg = { group_id: gid, object_name: 'richtext', title: 'T', content };
-      const privateImg = { to_user_id: b.user_id, object_name: 'richtext', content };
-      const w = await watch();
-      // A Lv.4 user cannot energize.
-      const low = await postEvents(t().app, [
-        { id: uid('evt'), type: 'bot.energized', data: { bot_user_id: imgBot.bot_user_id, by_user_id: weak.user_id } },
-      ]);
-      assert.equal(low.status, 200);
-      assert.equal((low.body.refused as { reason: string }[])[0]?.reason, 'level_too_low');
-      refused(await send(GROUP_SEND, groupImg, key(imgBot)), 403, IMAGE_LEVEL);
-      refused(await send(PRIVATE_SEND, privateImg, key(imgBot)), 403, IMAGE_LEVEL);
-      await applyEvents(t().app, [
-        { type: 'bot.energized', data: { bot_user_id: imgBot.bot_user_id, by_user_id: energizer.user_id } },
-      ]);
-      accepted(await send(GROUP_SEND, groupImg, key(imgBot)));
-      accepted(await send(PRIVATE_SEND, privateImg, signed(imgBot)));
-      accepted(await send(OLD_GROUP_SEND, { ...groupImg, object_name: 'RCD:Graphic' }, key(imgBot)));
-      const from = imgBot.bot_user_id;
-      assert.deepEqual(withoutIds(await w.added()), [
-        { ...groupRow(gid, { object_name: 'richtext', title: 'T', content }), from_user_id: from },
-        { ...privateRow(b.user_id, { object_name: 'richtext', content }), from_user_id: from },
-        { ...groupRow(gid, { object_name: 'RCD:Graphic', title: 'T', content }), from_user_id: from },
-      ]);
-    });
-
-    // ------------------------------------------------------------------ privacy
-
-    it("a bot whose private-message setting is 'following' messages only users it follows", async () => {
-      const pBot = await newBot();
-      const [x, y, z] = (await createUsers(t().app, 3)) as [TestUser, TestUser, TestUser];
-      await applyEvents(t().app, [follow(pBot.bot_user_id, x.user_id), follow(y.user_id, pBot.bot_user_id)]);
-      await t()
-        .services.db.k.updateTable('bots')
-        .set({ private_message_policy: 'following' })
-        .where('bot_user_id', '=', pBot.bot_user_id)
-        .execute();
-      const w = await watch();
-      const dm = (to: string) => ({ to_user_id: to, object_name: 'text', content: `hi ${to}` });
-      accepted(await send(PRIVATE_SEND, dm(x.user_id), key(pBot)));
-      accepted(
-        await send(
-          OLD_PRIVATE_SEND,
-          { to_user_id: x.user_id, object_name: 'RCD:Command', message: '/x' },
-          signed(pBot),
-        ),
-      );
-      refused(
-        await send(PRIVATE_SEND, dm(y.user_id), key(pBot)),
-        403,
-        PRIVATE_REFUSED,
-        'follower the bot does not follow',
-      );
-      refused(await send(PRIVATE_SEND, dm(z.user_id), key(pBot)), 403, PRIVATE_REFUSED, 'stranger');
-      refused(
-        await send(OLD_PRIVATE_SEND, { to_user_id: z.user_id, object_name: 'RCD:Command', message: '/x' }, key(pBot)),
-        403,
-        PRIVATE_REFUSED,
-      );
-      assert.deepEqual(
-        withoutIds(await w.added()).map((r) => [r.to_user_id, r.from_user_id]),
-        [
-          [x.user_id, pBot.bot_user_id],
-          [x.user_id, pBot.bot_user_id],
-        ],
-      );
-      await applyEvents(t().app, [
-        { type: 'follow.deleted', data: { follower_id: pBot.bot_user_id, followed_id: x.user_id } },
-      ]);
-      refused(await send(PRIVATE_SEND, dm(x.user_id), key(pBot)), 403, PRIVATE_REFUSED, 'after unfollowing');
-      await t()
-        .services.db.k.updateTable('bots')
-        .set({ private_message_policy: 'everyone' })
-        .where('bot_user_id', '=', pBot.bot_user_id)
-        .execute();
-      accepted(await send(PRIVATE_SEND, dm(z.user_id), key(pBot)), 'everyone');
-      assert.deepEqual(
-        withoutIds(await w.added()).map((r) => r.to_user_id),
-        [z.user_id],
-      );
-    });
-
-    it("a bot whose private-message setting is 'friends' messages only mutual follows", async () => {
-      const pBot = await newBot();
-      const [friend, followed, follower, stranger] = (await createUsers(t().app, 4)) as [
-        TestUser,
-        TestUser,
-        TestUser,
-        TestUser,
-      ];
-      const botId = pBot.bot_user_id;
-      await applyEvents(t().app, [
-        follow(botId, friend.user_id),
-        follow(friend.user_id, botId),
-        follow(botId, followed.user_id),
-        follow(follower.user_id, botId),
-      ]);
-      await t()
-        .services.db.k.updateTable('bots')
-        .set({ private_message_policy: 'friends' })
-        .where('bot_user_id', '=', botId)
-        .execute();
-      const w = await watch();
-      const dm = (to: string) => ({ to_user_id: to, object_name: 'text', content: 'hello' });
-      accepted(await send(PRIVATE_SEND, dm(friend.user_id), key(pBot)));
-      for (const [who, u] of [
-        ['followed only', followed],
-        ['follower only', follower],
-        ['stranger', stranger],
-      ] as const) {
-        refused(await send(PRIVATE_SEND, dm(u.user_id), key(pBot)), 403, PRIVATE_REFUSED, who);
-      }
-      assert.deepEqual(
-        withoutIds(await w.added()).map((r) => r.to_user_id),
-        [friend.user_id],
-      );
-      // Becoming mutual makes a friend.
-      await applyEvents(t().app, [follow(followed.user_id, botId)]);
-      accepted(await send(PRIVATE_SEND, dm(followed.user_id), key(pBot)));
-      assert.deepEqual(
-        withoutIds(await w.added()).map((r) => r.to_user_id),
-        [followed.user_id],
-      );
-    });
-
-    // ------------------------------------------------------------------ Idempotency-Key
-
-    it('Idempotency-Key: a repeat is answered from the first send, once per 24 hours', async () => {
-      const w = await watch();
-      const k1 = uid('idem');
-      const body = { to_user_id: a.user_id, object_name: 'text', content: 'once' };
-      const first = await send(PRIVATE_SEND, body, { ...key(bot), 'idempotency-key': k1 });
-      accepted(first);
-      const again = await send(
+    }
+    const long = 'x'.repeat(5001);
+    cases.push(
+      [
+        'content 5001',
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', content: long },
+        'body.content: must NOT have more than 5000 characters',
+      ],
+      [
+        'private content 5001',
         PRIVATE_SEND,
-        { ...body, content: 'changed' },
-        { ...signed(bot), 'idempotency-key': k1 },
-      );
-      assert.equal(again.status, 200);
-      assert.deepEqual(again.body, first.body);
-      assert.equal(again.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(withoutIds(await w.added()), [privateRow(a.user_id, { object_name: 'text', content: 'once' })]);
+        { to_user_id: a.user_id, object_name: 'text', content: long },
+        'body.content: must NOT have more than 5000 characters',
+      ],
+      [
+        'message 5001',
+        OLD_GROUP_SEND,
+        { group_id: group, object_name: 'RC:TxtMsg', message: long },
+        'body.message: must NOT have more than 5000 characters',
+      ],
+      [
+        'command 5001',
+        OLD_PRIVATE_SEND,
+        { to_user_id: a.user_id, object_name: 'RCD:Command', message: long },
+        'body.message: must NOT have more than 5000 characters',
+      ],
+      [
+        'title 257',
+        GROUP_SEND,
+        { group_id: group, object_name: 'richtext', title: 't'.repeat(257), content: 'x' },
+        'body.title: must NOT have more than 256 characters',
+      ],
+      [
+        'empty content',
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', content: '' },
+        'body.content: required, not empty, for text',
+      ],
+      [
+        'empty private content',
+        PRIVATE_SEND,
+        { to_user_id: a.user_id, object_name: 'text', content: '' },
+        'body.content: required, not empty, for text',
+      ],
+      [
+        'empty message',
+        OLD_GROUP_SEND,
+        { group_id: group, object_name: 'RC:TxtMsg', message: '' },
+        'body.message: required, not empty, for RC:TxtMsg',
+      ],
+      [
+        'unknown object_name',
+        GROUP_SEND,
+        { group_id: group, object_name: 'video', content: 'x' },
+        'body.object_name: must be one of text, richtext, RC:TxtMsg, RCD:Graphic',
+      ],
+      [
+        'private unknown object_name',
+        PRIVATE_SEND,
+        { to_user_id: a.user_id, object_name: 'RC:TxtMsg', message: 'x' },
+        'body.object_name: must be one of text, richtext, RCD:Command',
+      ],
+      ['missing object_name', GROUP_SEND, { group_id: group, content: 'x' }, 'body.object_name: required'],
+      ['missing group_id', GROUP_SEND, { object_name: 'text', content: 'x' }, 'body.group_id: required'],
+      [
+        'old path missing group_id',
+        OLD_GROUP_SEND,
+        { object_name: 'RC:TxtMsg', message: 'x' },
+        'body.group_id: required',
+      ],
+      [
+        'empty group_id',
+        GROUP_SEND,
+        { group_id: '', object_name: 'text', content: 'x' },
+        'body.group_id: must NOT have fewer than 1 characters',
+      ],
+      ['missing to_user_id', PRIVATE_SEND, { object_name: 'text', content: 'x' }, 'body.to_user_id: required'],
+      [
+        'old path missing to_user_id',
+        OLD_PRIVATE_SEND,
+        { object_name: 'RCD:Command', message: 'x' },
+        'body.to_user_id: required',
+      ],
+      [
+        'text without content',
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', message: 'x' },
+        'body.content: required, not empty, for text',
+      ],
+      [
+        'RC:TxtMsg without message',
+        GROUP_SEND,
+        { group_id: group, object_name: 'RC:TxtMsg', content: 'x' },
+        'body.message: required, not empty, for RC:TxtMsg',
+      ],
+      [
+        'RCD:Command without message',
+        OLD_PRIVATE_SEND,
+        { to_user_id: a.user_id, object_name: 'RCD:Command', content: 'x' },
+        'body.message: required, not empty, for RCD:Command',
+      ],
+      [
+        'RCD:Graphic without title',
+        OLD_GROUP_SEND,
+        { group_id: group, object_name: 'RCD:Graphic', content: 'x' },
+        'body.title: required, not empty, for RCD:Graphic',
+      ],
+      [
+        'RCD:Graphic with empty title',
+        GROUP_SEND,
+        { group_id: group, object_name: 'RCD:Graphic', title: '', content: 'x' },
+        'body.title: required, not empty, for RCD:Graphic',
+      ],
+      [
+        'group richtext without title',
+        GROUP_SEND,
+        { group_id: group, object_name: 'richtext', content: 'x' },
+        'body.title: required, not empty, for richtext',
+      ],
+      [
+        'RCD:Graphic without content',
+        GROUP_SEND,
+        { group_id: group, object_name: 'RCD:Graphic', title: 'T' },
+        'body.content: required, not empty, for RCD:Graphic',
+      ],
+      [
+        'unknown field',
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', content: 'x', color: 'red' },
+        'body.color: unknown field',
+      ],
+      [
+        'private unknown field',
+        PRIVATE_SEND,
+        { to_user_id: a.user_id, object_name: 'text', content: 'x', group_id: group },
+        'body.group_id: unknown field',
+      ],
+      [
+        'group_id as number',
+        GROUP_SEND,
+        { group_id: 123, object_name: 'text', content: 'x' },
+        'body.group_id: must be string',
+      ],
+      [
+        'to_user_id as number',
+        PRIVATE_SEND,
+        { to_user_id: 7, object_name: 'text', content: 'x' },
+        'body.to_user_id: must be string',
+      ],
+      [
+        'content as array',
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', content: ['x'] },
+        'body.content: must be string',
+      ],
+      [
+        'unknown mentioned user',
+        GROUP_SEND,
+        { group_id: group, to_user_id: 'nobody', object_name: 'text', content: 'x' },
+        'mention: unknown user',
+      ],
+      ['malformed JSON body', GROUP_SEND, '{"group_id":', 'body: malformed JSON'],
+    );
+    const w = await watch();
+    for (const [name, url, body, detail] of cases) {
+      const headers = typeof body === 'string' ? { ...key(bot), 'content-type': 'application/json' } : key(bot);
+      refused(await send(url, body, headers), 401, paramError(detail), name);
+      assert.deepEqual(await w.added(), [], `${name}: nothing stored`);
+    }
+  });
 
-      // The key is per credential: another bot's same key performs.
-      const other = await newBot();
-      accepted(await send(PRIVATE_SEND, body, { ...key(other), 'idempotency-key': k1 }));
-      assert.equal((await w.added()).length, 1);
+  it('a body over 64 KiB is refused with 413 and stores nothing', async () => {
+    const w = await watch();
+    const big = 'x'.repeat(65 * 1024);
+    refused(await send(GROUP_SEND, { group_id: group, object_name: 'text', content: big }), 413, TOO_LARGE);
+    refused(
+      await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: big }, signed(bot)),
+      413,
+      TOO_LARGE,
+    );
+    refused(
+      await send(OLD_PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'RCD:Command', message: big }),
+      413,
+      TOO_LARGE,
+    );
+    assert.deepEqual(await w.added(), []);
+  });
 
-      const k2 = uid('idem');
-      accepted(
-        await send(
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', content: 'k2' },
-          { ...key(bot), 'idempotency-key': k2 },
-        ),
-      );
-      assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'k2' })]);
+  it('a group the sender is not a member of is 403, an unknown group 404, an unknown recipient 404', async () => {
+    const w = await watch();
+    for (const [url, body] of [
+      [GROUP_SEND, { object_name: 'text', content: 'x' }],
+      [OLD_GROUP_SEND, { object_name: 'RC:TxtMsg', message: 'x' }],
+    ] as const) {
+      refused(await send(url, { ...body, group_id: otherGroup }), 403, NOT_MEMBER, url);
+      refused(await send(url, { ...body, group_id: 'no-such-group' }, signed(bot)), 404, UNKNOWN_GROUP, url);
+    }
+    const unknownRecipient = { error: 'Not Found', code: 404, message: 'unknown user', detail: 'unknown recipient' };
+    refused(
+      await send(PRIVATE_SEND, { to_user_id: 'nobody', object_name: 'text', content: 'x' }),
+      404,
+      unknownRecipient,
+    );
+    refused(
+      await send(OLD_PRIVATE_SEND, { to_user_id: 'nobody', object_name: 'RCD:Command', message: 'x' }),
+      404,
+      unknownRecipient,
+    );
+    // After leaving, the bot can no longer send to the group.
+    await applyEvents(t().app, [
+      { type: 'group.member.left', data: { group_id: adminGroup, user_id: bot.bot_user_id } },
+    ]);
+    refused(await send(GROUP_SEND, { group_id: adminGroup, object_name: 'text', content: 'x' }), 403, NOT_MEMBER);
+    assert.deepEqual(await w.added(), []);
+  });
 
-      clock.advance(24 * 3600 * 1000 - 1);
-      const late = await send(PRIVATE_SEND, body, { ...key(bot), 'idempotency-key': k1 });
-      assert.equal(late.headers['idempotent-replayed'], 'true', 'still inside 24 h');
-      assert.deepEqual(await w.added(), []);
-
-      clock.advance(2);
-      const expired = await send(PRIVATE_SEND, { ...body, content: 'twice' }, { ...key(bot), 'idempotency-key': k1 });
-      accepted(expired, 'after 24 h the key performs again');
-      assert.deepEqual(withoutIds(await w.added()), [privateRow(a.user_id, { object_name: 'text', content: 'twice' })]);
-      const replayAgain = await send(PRIVATE_SEND, body, { ...key(bot), 'idempotency-key': k1 });
-      assert.equal(replayAgain.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(await w.added(), []);
+  it('an unknown or missing API key is refused before anything else', async () => {
+    const w = await watch();
+    const unavailable = { error: 'Bad Request', code: 400, message: 'You X-API-KEY is not available' };
+    refused(
+      await send(GROUP_SEND, { group_id: group, object_name: 'text', content: 'x' }, { 'x-api-key': 'nope' }),
+      400,
+      unavailable,
+    );
+    refused(
+      await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'text', content: 'x' }, {}),
+      400,
+      unavailable,
+    );
+    const wrongSecret = signedHeaders(bot, { now: clock.now(), secret: 'not-the-secret' });
+    refused(await send(GROUP_SEND, { group_id: group, object_name: 'text', content: 'x' }, wrongSecret), 401, {
+      error: 'Unauthorized',
+      code: 401,
+      message: 'signature mismatch',
     });
+    assert.deepEqual(await w.added(), []);
+  });
 
-    it('Idempotency-Key: concurrent repeats store one message', async () => {
-      const w = await watch();
-      const k = uid('idem');
-      const body = { group_id: group, object_name: 'text', content: 'race' };
-      const answers = await Promise.all(
-        Array.from({ length: 6 }, () => send(GROUP_SEND, body, { ...key(bot), 'idempotency-key': k })),
-      );
-      for (const r of answers) assert.deepEqual([r.status, r.body], [200, ACCEPTED]);
-      assert.equal(answers.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 5);
-      assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'race' })]);
-    });
+  // ------------------------------------------------------------------ images and the bot level
 
-    it('Idempotency-Key: a refused send does not use up its key', async () => {
-      const w = await watch();
-      const k = uid('idem');
-      refused(
-        await send(
-          GROUP_SEND,
-          { group_id: otherGroup, object_name: 'text', content: 'x' },
-          { ...key(bot), 'idempotency-key': k },
-        ),
-        403,
-        NOT_MEMBER,
-      );
-      refused(
-        await send(
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', content: '' },
-          { ...key(bot), 'idempotency-key': k },
-        ),
-        401,
-        paramError('body.content: required, not empty, for text'),
-      );
-      accepted(
-        await send(
-          GROUP_SEND,
-          { group_id: group, object_name: 'text', content: 'ok' },
-          { ...key(bot), 'idempotency-key': k },
-        ),
-      );
-      const replay = await send(
+  it('an image from a level-1 bot is refused in a group where it is a member and in private, allowed where it is admin', async () => {
+    const imgBot = await newBot();
+    const asAdmin = uid('g');
+    const asMember = uid('g');
+    await applyEvents(t().app, [
+      groupEvent(asAdmin),
+      groupEvent(asMember),
+      join(asAdmin, imgBot.bot_user_id),
+      join(asMember, imgBot.bot_user_id),
+      join(asAdmin, imgBot.bot_user_id, 'admin'),
+    ]);
+    const content = `${IMG}look`;
+    const w = await watch();
+    const imgSends = (gid: string) =>
+      [
+        [GROUP_SEND, { group_id: gid, object_name: 'richtext', title: 'T', content }],
+        [GROUP_SEND, { group_id: gid, object_name: 'RCD:Graphic', title: 'T', content }],
+        [OLD_GROUP_SEND, { group_id: gid, object_name: 'RCD:Graphic', title: 'T', content }],
+      ] as const;
+    const privateImg = [
+      [PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'richtext', content }],
+      [
+        PRIVATE_SEND,
+        { to_user_id: a.user_id, object_name: 'richtext', title: 'T', content: `x ${IMG.replace('head', 'foot')}` },
+      ],
+    ] as const;
+    for (const [url, body] of [...imgSends(asMember), ...privateImg]) {
+      refused(await send(url, body, key(imgBot)), 403, IMAGE_LEVEL, `${url} ${JSON.stringify(body)}`);
+      refused(await send(url, body, signed(imgBot)), 403, IMAGE_LEVEL, `${url} signed`);
+    }
+    assert.deepEqual(await w.added(), [], 'nothing stored');
+    // A text message, a link and an image without src (a placeholder) need no level.
+    const placeholder = tag({ uitag: 'img', src: '', position: 'head' });
+    accepted(
+      await send(
+        GROUP_SEND,
+        { group_id: asMember, object_name: 'richtext', title: 'T', content: `${placeholder}x` },
+        key(imgBot),
+      ),
+    );
+    accepted(await send(PRIVATE_SEND, { to_user_id: a.user_id, object_name: 'richtext', content: RICH }, key(imgBot)));
+    // Administrator of asAdmin: exempt there only.
+    for (const [url, body] of imgSends(asAdmin)) accepted(await send(url, body, key(imgBot)), url);
+    const rows = withoutIds(await w.added());
+    assert.deepEqual(
+      rows.map((r) => [r.chat_type, r.group_id ?? r.to_user_id, r.object_name, r.from_user_id]),
+      [
+        ['group', asMember, 'richtext', imgBot.bot_user_id],
+        ['private', a.user_id, 'richtext', imgBot.bot_user_id],
+        ['group', asAdmin, 'richtext', imgBot.bot_user_id],
+        ['group', asAdmin, 'RCD:Graphic', imgBot.bot_user_id],
+        ['group', asAdmin, 'RCD:Graphic', imgBot.bot_user_id],
+      ],
+    );
+    for (const [url, body] of [...imgSends(asMember), ...privateImg]) {
+      refused(await send(url, body, key(imgBot)), 403, IMAGE_LEVEL, `still refused: ${url}`);
+    }
+    // An admin of a group who is demoted loses the exemption.
+    await applyEvents(t().app, [join(asAdmin, imgBot.bot_user_id, 'moderator')]);
+    refused(
+      await send(GROUP_SEND, { group_id: asAdmin, object_name: 'richtext', title: 'T', content }, key(imgBot)),
+      403,
+      IMAGE_LEVEL,
+    );
+    assert.deepEqual(await w.added(), []);
+  });
+
+  it('bot.energized by a Lv.5+ user raises the bot to level 2 and images are accepted everywhere', async () => {
+    const imgBot = await newBot();
+    const gid = uid('g');
+    await applyEvents(t().app, [groupEvent(gid), join(gid, imgBot.bot_user_id)]);
+    const content = `${IMG}look`;
+    const groupImg = { group_id: gid, object_name: 'richtext', title: 'T', content };
+    const privateImg = { to_user_id: b.user_id, object_name: 'richtext', content };
+    const w = await watch();
+    // A Lv.4 user cannot energize.
+    const low = await postEvents(t().app, [
+      { id: uid('evt'), type: 'bot.energized', data: { bot_user_id: imgBot.bot_user_id, by_user_id: weak.user_id } },
+    ]);
+    assert.equal(low.status, 200);
+    assert.equal((low.body.refused as { reason: string }[])[0]?.reason, 'level_too_low');
+    refused(await send(GROUP_SEND, groupImg, key(imgBot)), 403, IMAGE_LEVEL);
+    refused(await send(PRIVATE_SEND, privateImg, key(imgBot)), 403, IMAGE_LEVEL);
+    await applyEvents(t().app, [
+      { type: 'bot.energized', data: { bot_user_id: imgBot.bot_user_id, by_user_id: energizer.user_id } },
+    ]);
+    accepted(await send(GROUP_SEND, groupImg, key(imgBot)));
+    accepted(await send(PRIVATE_SEND, privateImg, signed(imgBot)));
+    accepted(await send(OLD_GROUP_SEND, { ...groupImg, object_name: 'RCD:Graphic' }, key(imgBot)));
+    const from = imgBot.bot_user_id;
+    assert.deepEqual(withoutIds(await w.added()), [
+      { ...groupRow(gid, { object_name: 'richtext', title: 'T', content }), from_user_id: from },
+      { ...privateRow(b.user_id, { object_name: 'richtext', content }), from_user_id: from },
+      { ...groupRow(gid, { object_name: 'RCD:Graphic', title: 'T', content }), from_user_id: from },
+    ]);
+  });
+
+  // ------------------------------------------------------------------ privacy
+
+  it("a bot whose private-message setting is 'following' messages only users it follows", async () => {
+    const pBot = await newBot();
+    const [x, y, z] = (await createUsers(t().app, 3)) as [TestUser, TestUser, TestUser];
+    await applyEvents(t().app, [follow(pBot.bot_user_id, x.user_id), follow(y.user_id, pBot.bot_user_id)]);
+    await t()
+      .services.db.k.updateTable('bots')
+      .set({ private_message_policy: 'following' })
+      .where('bot_user_id', '=', pBot.bot_user_id)
+      .execute();
+    const w = await watch();
+    const dm = (to: string) => ({ to_user_id: to, object_name: 'text', content: `hi ${to}` });
+    accepted(await send(PRIVATE_SEND, dm(x.user_id), key(pBot)));
+    accepted(
+      await send(OLD_PRIVATE_SEND, { to_user_id: x.user_id, object_name: 'RCD:Command', message: '/x' }, signed(pBot)),
+    );
+    refused(
+      await send(PRIVATE_SEND, dm(y.user_id), key(pBot)),
+      403,
+      PRIVATE_REFUSED,
+      'follower the bot does not follow',
+    );
+    refused(await send(PRIVATE_SEND, dm(z.user_id), key(pBot)), 403, PRIVATE_REFUSED, 'stranger');
+    refused(
+      await send(OLD_PRIVATE_SEND, { to_user_id: z.user_id, object_name: 'RCD:Command', message: '/x' }, key(pBot)),
+      403,
+      PRIVATE_REFUSED,
+    );
+    assert.deepEqual(
+      withoutIds(await w.added()).map((r) => [r.to_user_id, r.from_user_id]),
+      [
+        [x.user_id, pBot.bot_user_id],
+        [x.user_id, pBot.bot_user_id],
+      ],
+    );
+    await applyEvents(t().app, [
+      { type: 'follow.deleted', data: { follower_id: pBot.bot_user_id, followed_id: x.user_id } },
+    ]);
+    refused(await send(PRIVATE_SEND, dm(x.user_id), key(pBot)), 403, PRIVATE_REFUSED, 'after unfollowing');
+    await t()
+      .services.db.k.updateTable('bots')
+      .set({ private_message_policy: 'everyone' })
+      .where('bot_user_id', '=', pBot.bot_user_id)
+      .execute();
+    accepted(await send(PRIVATE_SEND, dm(z.user_id), key(pBot)), 'everyone');
+    assert.deepEqual(
+      withoutIds(await w.added()).map((r) => r.to_user_id),
+      [z.user_id],
+    );
+  });
+
+  it("a bot whose private-message setting is 'friends' messages only mutual follows", async () => {
+    const pBot = await newBot();
+    const [friend, followed, follower, stranger] = (await createUsers(t().app, 4)) as [
+      TestUser,
+      TestUser,
+      TestUser,
+      TestUser,
+    ];
+    const botId = pBot.bot_user_id;
+    await applyEvents(t().app, [
+      follow(botId, friend.user_id),
+      follow(friend.user_id, botId),
+      follow(botId, followed.user_id),
+      follow(follower.user_id, botId),
+    ]);
+    await t()
+      .services.db.k.updateTable('bots')
+      .set({ private_message_policy: 'friends' })
+      .where('bot_user_id', '=', botId)
+      .execute();
+    const w = await watch();
+    const dm = (to: string) => ({ to_user_id: to, object_name: 'text', content: 'hello' });
+    accepted(await send(PRIVATE_SEND, dm(friend.user_id), key(pBot)));
+    for (const [who, u] of [
+      ['followed only', followed],
+      ['follower only', follower],
+      ['stranger', stranger],
+    ] as const) {
+      refused(await send(PRIVATE_SEND, dm(u.user_id), key(pBot)), 403, PRIVATE_REFUSED, who);
+    }
+    assert.deepEqual(
+      withoutIds(await w.added()).map((r) => r.to_user_id),
+      [friend.user_id],
+    );
+    // Becoming mutual makes a friend.
+    await applyEvents(t().app, [follow(followed.user_id, botId)]);
+    accepted(await send(PRIVATE_SEND, dm(followed.user_id), key(pBot)));
+    assert.deepEqual(
+      withoutIds(await w.added()).map((r) => r.to_user_id),
+      [followed.user_id],
+    );
+  });
+
+  // ------------------------------------------------------------------ Idempotency-Key
+
+  it('Idempotency-Key: a repeat is answered from the first send, once per 24 hours', async () => {
+    const w = await watch();
+    const k1 = uid('idem');
+    const body = { to_user_id: a.user_id, object_name: 'text', content: 'once' };
+    const first = await send(PRIVATE_SEND, body, { ...key(bot), 'idempotency-key': k1 });
+    accepted(first);
+    const again = await send(PRIVATE_SEND, { ...body, content: 'changed' }, { ...signed(bot), 'idempotency-key': k1 });
+    assert.equal(again.status, 200);
+    assert.deepEqual(again.body, first.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(withoutIds(await w.added()), [privateRow(a.user_id, { object_name: 'text', content: 'once' })]);
+
+    // The key is per credential: another bot's same key performs.
+    const other = await newBot();
+    accepted(await send(PRIVATE_SEND, body, { ...key(other), 'idempotency-key': k1 }));
+    assert.equal((await w.added()).length, 1);
+
+    const k2 = uid('idem');
+    accepted(
+      await send(
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', content: 'k2' },
+        { ...key(bot), 'idempotency-key': k2 },
+      ),
+    );
+    assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'k2' })]);
+
+    clock.advance(24 * 3600 * 1000 - 1);
+    const late = await send(PRIVATE_SEND, body, { ...key(bot), 'idempotency-key': k1 });
+    assert.equal(late.headers['idempotent-replayed'], 'true', 'still inside 24 h');
+    assert.deepEqual(await w.added(), []);
+
+    clock.advance(2);
+    const expired = await send(PRIVATE_SEND, { ...body, content: 'twice' }, { ...key(bot), 'idempotency-key': k1 });
+    accepted(expired, 'after 24 h the key performs again');
+    assert.deepEqual(withoutIds(await w.added()), [privateRow(a.user_id, { object_name: 'text', content: 'twice' })]);
+    const replayAgain = await send(PRIVATE_SEND, body, { ...key(bot), 'idempotency-key': k1 });
+    assert.equal(replayAgain.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(await w.added(), []);
+  });
+
+  it('Idempotency-Key: concurrent repeats store one message', async () => {
+    const w = await watch();
+    const k = uid('idem');
+    const body = { group_id: group, object_name: 'text', content: 'race' };
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => send(GROUP_SEND, body, { ...key(bot), 'idempotency-key': k })),
+    );
+    for (const r of answers) assert.deepEqual([r.status, r.body], [200, ACCEPTED]);
+    assert.equal(answers.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 5);
+    assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'race' })]);
+  });
+
+  it('Idempotency-Key: a refused send does not use up its key', async () => {
+    const w = await watch();
+    const k = uid('idem');
+    refused(
+      await send(
+        GROUP_SEND,
+        { group_id: otherGroup, object_name: 'text', content: 'x' },
+        { ...key(bot), 'idempotency-key': k },
+      ),
+      403,
+      NOT_MEMBER,
+    );
+    refused(
+      await send(
+        GROUP_SEND,
+        { group_id: group, object_name: 'text', content: '' },
+        { ...key(bot), 'idempotency-key': k },
+      ),
+      401,
+      paramError('body.content: required, not empty, for text'),
+    );
+    accepted(
+      await send(
         GROUP_SEND,
         { group_id: group, object_name: 'text', content: 'ok' },
         { ...key(bot), 'idempotency-key': k },
-      );
-      assert.equal(replay.headers['idempotent-replayed'], 'true');
-      assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'ok' })]);
-    });
-  },
-  { clock },
-);
+      ),
+    );
+    const replay = await send(
+      GROUP_SEND,
+      { group_id: group, object_name: 'text', content: 'ok' },
+      { ...key(bot), 'idempotency-key': k },
+    );
+    assert.equal(replay.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'ok' })]);
+  });
+});
 
 // ---------------------------------------------------------------------- rate limits
 
-const limitClock = new FakeClock();
-
-await describeStores(
+await describeStoresOnFakeClock(
   'messaging: rate limits (decisions.md section 3)',
-  (t) => {
+  (t, limitClock) => {
     const key = (creds: Creds) => ({ 'x-api-key': creds.api_key });
     const send = (url: string, payload: unknown, headers: Record<string, string>) =>
       inject(t().app, url, payload, headers);
@@ -1118,7 +1090,7 @@ await describeStores(
       limited(await read(app1), '1');
     });
   },
-  () => ({ clock: limitClock, env: { RATE_LIMITS: 'on' } }),
+  { env: { RATE_LIMITS: 'on' } },
 );
 
 // ---------------------------------------------------------------------- Redis: limits shared by instances

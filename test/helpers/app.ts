@@ -116,3 +116,19 @@ export async function describeStores(
     });
   }
 }
+
+/** describeStores on a FakeClock of the suite's own (one for all its stores), handed to `body` to read and advance. */
+export async function describeStoresOnFakeClock(
+  name: string,
+  body: (t: () => TestApp, clock: FakeClock) => void,
+  options: Omit<StartOptions, 'clock'> = {},
+): Promise<void> {
+  const clock = new FakeClock();
+  await describeStores(
+    name,
+    (t) => {
+      body(t, clock);
+    },
+    { ...options, clock },
+  );
+}

@@ -66,6 +66,26 @@ export interface BotUser {
   is_bot: boolean;
 }
 
+export interface Chat {
+  id: string;
+  type: string;
+  title: string;
+}
+
+/** The Message object of the bot API, as the tests read it. */
+export interface Message {
+  message_id: string;
+  telegram_message_id: number;
+  text: string;
+  text_raw: string;
+  kind: string;
+  mention_users: BotUser[];
+  from: BotUser;
+  chat: Chat;
+  date: number;
+  reply_markup: unknown;
+}
+
 export const userView = (u: TestUser): BotUser => ({
   user_id: u.user_id,
   name: u.name,
