@@ -16,12 +16,10 @@ import {
   type Creds,
   type TestUser,
 } from './helpers/factories.js';
+import { IMG, outboxSince, tag, watchOutbox } from './helpers/outbox.js';
 import type { App } from '../src/http/types.js';
 import { messageNumber } from './helpers/message-numbers.js';
 import { failed, userView, type Answer, type BotUser, type Message } from './helpers/delivery.js';
-import type { OutboxMessageView } from '../src/modules/outbox/service.js';
-
-type OutboxMessage = OutboxMessageView;
 
 /** How the parameters travel: a form, a JSON body or the query string. */
 type Params = { form: Record<string, string> } | { json: Record<string, unknown> } | { query: Record<string, string> };
@@ -53,37 +51,12 @@ function result(r: Answer, what = ''): unknown {
   return r.body.result;
 }
 
-async function outboxSince(app: App, cursor: string): Promise<{ messages: OutboxMessage[]; cursor: string }> {
-  const res = await app.inject({
-    method: 'GET',
-    url: `/internal/v1/messages?after=${cursor}&limit=1000`,
-    headers: adminHeaders,
-  });
-  assert.equal(res.statusCode, 200);
-  const page = res.json<{ messages: OutboxMessage[]; next_cursor: string }>();
-  assert.ok(page.messages.length < 1000, 'test outbox stays under one page');
-  return { messages: page.messages, cursor: page.next_cursor };
-}
-
-async function watchOutbox(app: App) {
-  let cursor = (await outboxSince(app, '0')).cursor;
-  return {
-    async added(): Promise<OutboxMessage[]> {
-      const r = await outboxSince(app, cursor);
-      cursor = r.cursor;
-      return r.messages;
-    },
-  };
-}
-
-const tag = (o: Record<string, unknown>): string => JSON.stringify(o);
 const RICH = `Hello ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' })} and ${tag({
   uitag: 'font',
   text: 'red',
   color: '#f00',
 })}.${tag({ uitag: 'img', src: '', position: 'foot' })}`;
 const RICH_PLAIN = 'Hello docs and red.';
-const IMG = tag({ uitag: 'img', src: 'https://img.example/p.png', position: 'head' });
 
 await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, clock) => {
   let owner: TestUser;

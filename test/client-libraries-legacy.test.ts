@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { App } from '../src/http/types.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
-import { adminHeaders, describeStores } from './helpers/app.js';
+import { describeStores } from './helpers/app.js';
 import {
   applyEvents,
   createApp,
@@ -19,26 +19,28 @@ import {
   type Creds,
   type TestUser,
 } from './helpers/factories.js';
+import {
+  ACCEPTED,
+  GROUP_SEND,
+  IMAGE_LEVEL,
+  IMG,
+  OLD_GROUP_SEND,
+  OLD_PRIVATE_SEND,
+  paramError,
+  PRIVATE_SEND,
+  tag,
+  UNKNOWN_GROUP,
+  watchOutbox,
+} from './helpers/outbox.js';
 
-const GROUP_SEND = '/openapi/messages/group/send';
-const OLD_GROUP_SEND = '/openapi/send_robot_group_message';
-const PRIVATE_SEND = '/openapi/messages/private/send';
-const OLD_PRIVATE_SEND = '/openapi/send_robot_message';
-
-const ACCEPTED = { code: 200, data: null, message: 'success', success: false };
-const IMAGE_LEVEL = { error: 'Forbidden', code: 403, message: 'image sending requires level 2' };
-const UNKNOWN_GROUP = { error: 'Not Found', code: 404, message: 'unknown group' };
 const UNKNOWN_USER = { error: 'Not Found', code: 404, message: 'unknown user' };
-const paramError = (detail: string) => ({ error: 'Bad Request', code: 401, message: 'Param error', detail });
 
-const tag = (o: Record<string, unknown>): string => JSON.stringify(o);
 const RICH = `Hi ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' })} ${tag({
   uitag: 'font',
   text: 'red',
   bold: 'true',
   color: '#f00',
 })}`;
-const IMG = tag({ uitag: 'img', src: 'https://img.example/p.png', position: 'head' });
 const HTTP_LINK = tag({ uitag: 'a', text: 'x', href: 'http://docs.example/' });
 
 interface Answer {
@@ -67,24 +69,11 @@ async function get(app: App, path: string, query: Record<string, string | number
 
 /** The operator's outbox since the last call, without the generated id, sender and time. */
 async function outboxWatcher(app: App) {
-  let cursor = '0';
-  const page = async (): Promise<Row[]> => {
-    const rows: Row[] = [];
-    for (;;) {
-      const res = await app.inject({
-        method: 'GET',
-        url: `/internal/v1/messages?after=${cursor}&limit=1000`,
-        headers: adminHeaders,
-      });
-      assert.equal(res.statusCode, 200, res.body);
-      const body = res.json<{ messages: OutboxMessageView[]; next_cursor: string }>();
-      rows.push(...body.messages.map(({ id: _id, created_at: _at, from_user_id: _from, ...rest }) => rest));
-      cursor = body.next_cursor;
-      if (body.messages.length < 1000) return rows;
-    }
+  const w = await watchOutbox(app);
+  return {
+    added: async (): Promise<Row[]> =>
+      (await w.added()).map(({ id: _id, created_at: _at, from_user_id: _from, ...rest }) => rest),
   };
-  await page();
-  return { added: page };
 }
 
 await describeStores('client libraries: older key-only message bodies', (t) => {

@@ -15,7 +15,7 @@ import type { App } from '../src/http/types.js';
 import { sha256Hex } from '../src/lib/crypto.js';
 import { openSharedState, type SharedState } from '../src/lib/shared-state.js';
 import { createServices } from '../src/services.js';
-import { ADMIN_TOKEN, adminHeaders, describeStoresOnFakeClock, dropSchema, FakeClock } from './helpers/app.js';
+import { ADMIN_TOKEN, describeStoresOnFakeClock, dropSchema, FakeClock } from './helpers/app.js';
 import { PG_URL, REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 import {
   applyEvents,
@@ -29,28 +29,31 @@ import {
   type Creds,
   type TestUser,
 } from './helpers/factories.js';
+import {
+  ACCEPTED,
+  GROUP_SEND,
+  IMAGE_LEVEL,
+  IMG,
+  OLD_GROUP_SEND,
+  OLD_PRIVATE_SEND,
+  outboxSince,
+  paramError,
+  PRIVATE_SEND,
+  tag,
+  UNKNOWN_GROUP,
+  watchOutbox,
+} from './helpers/outbox.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
 
-const GROUP_SEND = '/openapi/messages/group/send';
-const OLD_GROUP_SEND = '/openapi/send_robot_group_message';
-const PRIVATE_SEND = '/openapi/messages/private/send';
-const OLD_PRIVATE_SEND = '/openapi/send_robot_message';
-
-const ACCEPTED = { code: 200, data: null, message: 'success', success: false };
 const TOO_MANY = { error: 'Too Many Requests', code: 429, message: 'rate limit exceeded' };
 const NOT_MEMBER = { error: 'Forbidden', code: 403, message: 'the sender is not a member of this group' };
-const UNKNOWN_GROUP = { error: 'Not Found', code: 404, message: 'unknown group' };
-const IMAGE_LEVEL = { error: 'Forbidden', code: 403, message: 'image sending requires level 2' };
 const PRIVATE_REFUSED = {
   error: 'Forbidden',
   code: 403,
   message: "the bot's private-message setting does not allow this user",
 };
 const TOO_LARGE = { error: 'Payload Too Large', code: 413, message: 'request body too large' };
-const paramError = (detail: string) => ({ error: 'Bad Request', code: 401, message: 'Param error', detail });
 
-const tag = (o: Record<string, unknown>): string => JSON.stringify(o);
-const IMG = tag({ uitag: 'img', src: 'https://img.example/p.png', position: 'head' });
 const RICH = `Hello ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' })} and ${tag({
   uitag: 'font',
   text: 'red',
@@ -64,36 +67,6 @@ interface Answer {
   status: number;
   body: Record<string, unknown>;
   headers: Record<string, unknown>;
-}
-
-/** Reads the operator's outbox feed after a cursor, every page. */
-async function outboxSince(app: App, cursor: string): Promise<{ messages: OutboxMessage[]; cursor: string }> {
-  const messages: OutboxMessage[] = [];
-  let at = cursor;
-  for (;;) {
-    const res = await app.inject({
-      method: 'GET',
-      url: `/internal/v1/messages?after=${at}&limit=1000`,
-      headers: adminHeaders,
-    });
-    assert.equal(res.statusCode, 200, res.body);
-    const page = res.json<{ messages: OutboxMessage[]; next_cursor: string }>();
-    messages.push(...page.messages);
-    at = page.next_cursor;
-    if (page.messages.length < 1000) return { messages, cursor: at };
-  }
-}
-
-/** Watches the outbox: `added()` gives the messages stored since the last call (or creation). */
-async function watchOutbox(app: App) {
-  let cursor = (await outboxSince(app, '0')).cursor;
-  return {
-    async added(): Promise<OutboxMessage[]> {
-      const r = await outboxSince(app, cursor);
-      cursor = r.cursor;
-      return r.messages;
-    },
-  };
 }
 
 /** Drops the generated id (checked to be a distinct string) so rows compare by content. */
