@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import local from './eslint/module-boundaries.js';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'docs/', 'dist/', 'bench/results/'] },
@@ -12,6 +13,14 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: true }],
     },
+  },
+  {
+    // Modules and the composition root import a module only through its index.ts; tests may reach
+    // a module's internals to test them.
+    files: ['src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    plugins: { local },
+    rules: { 'local/module-boundaries': 'error' },
   },
   {
     // node:test's it() and describe() return promises the runner itself awaits.

@@ -6,8 +6,8 @@ import { migrate } from './db/migrate.js';
 import { within } from './lib/deadline.js';
 import { loadEncryptionKey } from './lib/keys.js';
 import { openSharedState, type SharedState } from './lib/shared-state.js';
-import { ensureAdminToken, type AdminToken } from './modules/admin/service.js';
-import { pingDb } from './modules/health/repo.js';
+import { type AdminToken, ensureAdminToken } from './modules/admin/index.js';
+import { pingDb } from './modules/health/index.js';
 import { createServices, type Services } from './services.js';
 
 /** How long start-up waits for the database or Redis to answer. */

@@ -9,7 +9,7 @@ import { startDemoBot } from './demo/demo-bot.js';
 import { ensureDemo } from './demo/demo.js';
 import { demoSignIn } from './demo/sign-in.js';
 import { redactingLogOptions } from './http/redact.js';
-import { announceAdminToken } from './modules/admin/announce.js';
+import { announceAdminToken } from './modules/admin/index.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();

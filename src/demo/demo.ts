@@ -1,5 +1,5 @@
 // A small demo community loaded on first `npm start`, and the ready-to-paste calls against it.
-import type { IncomingEvent } from '../modules/events/service.js';
+import type { IncomingEvent } from '../modules/events/index.js';
 import { ASSISTANT_USER_ID } from '../db/migrations/0003_developers.js';
 import type { Services } from '../services.js';
 

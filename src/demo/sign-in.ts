@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { App } from '../http/types.js';
 import { newSecretToken } from '../lib/ids.js';
 import { safeEqual } from '../lib/crypto.js';
-import { SESSION_TTL_MS } from '../modules/sessions/service.js';
+import { SESSION_TTL_MS } from '../modules/sessions/index.js';
 import type { Services } from '../services.js';
 
 export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;

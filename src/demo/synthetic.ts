@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { formatDateTime } from '../lib/clock.js';
 import { formatCents, toCents } from '../lib/money.js';
-import type { IncomingEvent } from '../modules/events/service.js';
+import type { IncomingEvent } from '../modules/events/index.js';
 
 /** The operator's limit on one batch of events. */
 export const MAX_BATCH = 1000;

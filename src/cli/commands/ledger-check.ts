@@ -1,4 +1,4 @@
-import { checkLedger, type LedgerCheck } from '../../modules/points/repo.js';
+import { checkLedger, type LedgerCheck } from '../../modules/points/index.js';
 import { exactJson } from '../../lib/exact-json.js';
 import { parse, withServices, type Command } from '../io.js';
 

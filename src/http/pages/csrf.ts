@@ -8,7 +8,7 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { safeEqual } from '../../lib/crypto.js';
-import { SESSION_COOKIE } from '../../modules/sessions/service.js';
+import { SESSION_COOKIE } from '../../modules/sessions/index.js';
 
 export const CSRF_COOKIE = 'op_csrf';
 /** Form field of the CSRF token. */

@@ -2,9 +2,9 @@ import { Type } from 'typebox';
 import { bumpUserGroup } from '../../db/counters.js';
 import { toCents } from '../../lib/money.js';
 import { Amount, Id } from '../../lib/schemas.js';
-import { defineEvent } from '../events/define.js';
-import { bumpGroup, findGroup } from '../groups/repo.js';
-import { bumpUserStats, usersExist } from '../users/repo.js';
+import { defineEvent } from '../events/index.js';
+import { bumpGroup, findGroup } from '../groups/index.js';
+import { bumpUserStats, usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const strict = { additionalProperties: false } as const;

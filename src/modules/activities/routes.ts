@@ -1,8 +1,8 @@
 import { ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { apiKeyAuth } from '../auth/hook.js';
-import { groupAddress } from '../groups/address.js';
+import { apiKeyAuth } from '../auth/index.js';
+import { groupAddress } from '../groups/index.js';
 import {
   GroupQuery,
   LuckyBoxInGroup,

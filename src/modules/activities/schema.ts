@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ChainParam, WalletParam } from '../../lib/schemas.js';
-import { GidParam, ShareUrlParam } from '../groups/address.js';
+import { GidParam, ShareUrlParam } from '../groups/index.js';
 
 export const WalletQuery = Type.Object({ wallet_address: WalletParam, chain_id: ChainParam });
 export const WalletInGroupQuery = Type.Object({

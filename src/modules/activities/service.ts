@@ -1,8 +1,7 @@
 // Votes, lucky draws and lucky boxes as the read endpoints present them, all from counters.
 import { centsToNumber } from '../../lib/money.js';
-import type { GroupAddress } from '../groups/address.js';
-import type { GroupsService } from '../groups/service.js';
-import type { UsersService } from '../users/service.js';
+import type { GroupAddress, GroupsService } from '../groups/index.js';
+import type { UsersService } from '../users/index.js';
 
 export class ActivitiesService {
   constructor(

@@ -34,3 +34,6 @@ export function bearerMatches(header: string | undefined, hash: string): boolean
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1] !== undefined && safeEqual(sha256Hex(m[1]), hash);
 }
+
+/** Who the audit trail records an action under when the operator API's bearer token made it. */
+export const API_ACTOR = 'operator API (bearer token)';

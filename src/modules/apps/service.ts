@@ -7,10 +7,9 @@ import { AppError, Errors } from '../../errors.js';
 import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { newApiKey, newAppId, newAppSecret, newBotUserId, newEvmAddress } from '../../lib/ids.js';
 import { appKey } from '../../lib/invalidation.js';
-import { insertBot, countBotsOf } from '../bots/repo.js';
-import { telegramIdOf } from '../telegram/repo.js';
-import { telegramToken } from '../telegram/token.js';
-import { setWallet, upsertUser, usersExist } from '../users/repo.js';
+import { countBotsOf, insertBot } from '../bots/index.js';
+import { telegramIdOf, telegramToken } from '../telegram/index.js';
+import { setWallet, upsertUser, usersExist } from '../users/index.js';
 import { findApp, insertApp, setApiKey, setAppSecret } from './repo.js';
 
 export const MAX_BOTS_PER_OWNER = 5;

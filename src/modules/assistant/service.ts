@@ -6,10 +6,9 @@ import type { Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
 import { ASSISTANT_USER_ID } from '../../db/migrations/0003_developers.js';
-import type { DeliveryService } from '../delivery/service.js';
-import type { VettedWebhookUrl } from '../delivery/webhook-http.js';
-import type { AppSummary, DevelopersService } from '../developers/service.js';
-import { insertOutbox } from '../messaging/repo.js';
+import type { DeliveryService, VettedWebhookUrl } from '../delivery/index.js';
+import type { AppSummary, DevelopersService } from '../developers/index.js';
+import { insertOutbox } from '../messaging/index.js';
 import { BOT_COMMANDS, loadState, saveState, type Ask, type BotCommand, type State } from './conversation.js';
 import * as say from './texts.js';
 

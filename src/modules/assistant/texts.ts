@@ -1,7 +1,7 @@
 // What the assistant says. Kept apart from the conversation logic so wording changes touch one file.
 import { AppError, Errors } from '../../errors.js';
 import type { GroupInvitePolicy, Permission, PrivateMessagePolicy } from '../../db/types.js';
-import type { BotView } from '../developers/service.js';
+import type { BotView } from '../developers/index.js';
 
 export const helpText = (siteUrl: string): string =>
   [

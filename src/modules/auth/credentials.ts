@@ -9,7 +9,7 @@ import type { AppKind } from '../../db/types.js';
 import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { APP_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import { TtlCache } from '../../lib/ttl-lru.js';
-import type { AppReads } from '../apps/repo.js';
+import type { AppReads } from './repo.js';
 
 export interface Credential {
   appId: string;

@@ -5,10 +5,8 @@ import type { TSchema } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { apiKeyAuth, credentialOf } from '../auth/hook.js';
-import { parseKeyboard } from '../messaging/keyboard.js';
-import { botContent } from '../messaging/richtext/parse-mode.js';
-import type { Content } from '../messaging/service.js';
+import { apiKeyAuth, credentialOf } from '../auth/index.js';
+import { botContent, type Content, parseKeyboard } from '../messaging/index.js';
 import { requestParams } from '../../http/params.js';
 import {
   AnswerCallbackParams,

@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
 import { userKey } from '../../lib/invalidation.js';
-import { defineEvent } from '../events/define.js';
-import { findUser, raiseLevel } from '../users/repo.js';
+import { defineEvent } from '../events/index.js';
+import { findUser, raiseLevel } from '../users/index.js';
 
 /** Users of this level or higher may raise a bot's level ("level energy"). */
 export const ENERGIZER_MIN_LEVEL = 5;

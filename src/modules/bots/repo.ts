@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ApplicationStatus, DB, Permission } from '../../db/types.js';
-import { isFollowing } from '../users/repo.js';
+import { isFollowing } from '../users/index.js';
 
 export const findBot = (tx: Kysely<DB>, botUserId: string) =>
   tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();

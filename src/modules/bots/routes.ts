@@ -3,7 +3,7 @@ import { operatorErrors, strict } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
 import { Id } from '../../lib/schemas.js';
 import type { Services } from '../../services.js';
-import { API_ACTOR } from '../console/service.js';
+import { API_ACTOR } from '../admin/index.js';
 
 const PermissionName = Type.Union([
   Type.Literal('listen_group_messages'),

@@ -6,7 +6,7 @@ import type { ApplicationStatus, DB, Permission } from '../../db/types.js';
 import type { UnitOfWork, Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
-import { findUser } from '../users/repo.js';
+import { findUser } from '../users/index.js';
 import * as repo from './repo.js';
 
 export const PERMISSIONS: readonly Permission[] = ['listen_group_messages', 'subscription_account', 'publish_bot'];

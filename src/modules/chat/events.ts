@@ -2,11 +2,11 @@
 // Updates for the bots the delivery rules allow (delivery/fanout.ts), in the same transaction.
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
-import type { AssistantService, VettedUrls } from '../assistant/service.js';
-import { fanOutCallback, fanOutMessage } from '../delivery/fanout.js';
-import { defineEvent } from '../events/define.js';
-import { findGroup } from '../groups/repo.js';
-import { usersExist } from '../users/repo.js';
+import type { AssistantService, VettedUrls } from '../assistant/index.js';
+import { fanOutCallback, fanOutMessage } from '../delivery/index.js';
+import { defineEvent } from '../events/index.js';
+import { findGroup } from '../groups/index.js';
+import { usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const common = {

@@ -2,8 +2,8 @@
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { html, Stylesheet, table, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
-import type { ApplicationView } from '../bots/service.js';
-import { SITE_CSS } from '../developers/site-style.js';
+import type { ApplicationView } from '../bots/index.js';
+import { SITE_CSS } from '../developers/index.js';
 import type { ConsoleService } from './service.js';
 import type { ConsoleTexts } from './texts.js';
 

@@ -12,7 +12,7 @@ import { cookieJar, CSRF_COOKIE } from '../../http/pages/csrf.js';
 import { requestLang } from '../../http/pages/lang.js';
 import type { App } from '../../http/types.js';
 import { ledgerFailures } from '../../cli/commands/ledger-check.js';
-import { bearerMatches } from '../admin/service.js';
+import { API_ACTOR, bearerMatches } from '../admin/index.js';
 import type { Services } from '../../services.js';
 import {
   auditPage,
@@ -27,7 +27,7 @@ import {
   type ConsoleContext,
   type Counts,
 } from './pages.js';
-import { API_ACTOR, CONSOLE_COOKIE } from './service.js';
+import { CONSOLE_COOKIE } from './service.js';
 import { TEXTS } from './texts.js';
 
 const Text = (maxLength: number) => Type.String({ maxLength });

@@ -8,16 +8,13 @@ import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import { newSecretToken } from '../../lib/ids.js';
-import type { BotsService } from '../bots/service.js';
-import type { DevelopersService } from '../developers/service.js';
+import type { BotsService } from '../bots/index.js';
+import type { DevelopersService } from '../developers/index.js';
 import * as repo from './repo.js';
 
 export const CONSOLE_COOKIE = 'op_console';
 const SESSION_TTL_MS = 12 * 3600 * 1000;
 const HOUR_MS = 3600 * 1000;
-
-/** Who an action is recorded under: the console session's operator, or the operator API's token. */
-export const API_ACTOR = 'operator API (bearer token)';
 
 export interface AuditEntry {
   actor: string;

@@ -12,7 +12,6 @@ import type { Metrics } from '../../http/metrics.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Invalidations } from '../../lib/invalidation.js';
-import { presentUpdates } from '../telegram/presenter.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
 import { expireDeliveries, expireUpdates } from './repo.js';
 import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
@@ -40,6 +39,15 @@ type Head = Awaited<ReturnType<typeof dueHeads>>[number];
 
 /** Performs a Telegram-format receiver's 2xx answer if it is a method call (never throws). */
 export type AnswerHandler = (botUserId: string, body: string) => Promise<void>;
+
+/**
+ * The Telegram surface's wire layer, handed to the dispatcher by that surface (delivery does not
+ * import it): how a stored Update is presented, and who performs the receiver's method-call answers.
+ */
+export interface TelegramWire {
+  present: (tx: Kysely<DB>, update: StoredUpdate['update']) => Promise<unknown>;
+  answer: AnswerHandler;
+}
 
 export const TELEGRAM_SECRET_HEADER = 'X-Telegram-Bot-Api-Secret-Token';
 
@@ -92,7 +100,7 @@ export class WebhookDispatcher {
   private stopped = true;
   /** Deliveries under way on this instance, by bot: at most one per bot keeps its Updates in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
-  private answers: AnswerHandler | undefined;
+  private telegram: TelegramWire | undefined;
 
   constructor(
     private readonly db: Db,
@@ -107,9 +115,9 @@ export class WebhookDispatcher {
     });
   }
 
-  /** Who performs method calls answered by Telegram-format receivers (the Telegram surface). */
-  answerWith(handler: AnswerHandler): void {
-    this.answers = handler;
+  /** The Telegram surface's presenter and answer handler, for bots with payload_format telegram. */
+  telegramWire(wire: TelegramWire): void {
+    this.telegram = wire;
   }
 
   start(): void {
@@ -211,7 +219,8 @@ export class WebhookDispatcher {
     key: string,
   ): Promise<{ body: string; headers: Record<string, string> }> {
     if (h.payload_format !== 'telegram') return { body: webhookBody(stored, h.payload_format), headers: {} };
-    const [update] = await presentUpdates(this.db.k, [stored.update]);
+    if (this.telegram === undefined) throw new Error('the Telegram surface has not registered its wire layer');
+    const update = await this.telegram.present(this.db.k, stored.update);
     // secret_token becomes the Webhook Key, so the receiver gets back the token it set.
     return { body: JSON.stringify(update), headers: { [TELEGRAM_SECRET_HEADER]: key } };
   }
@@ -262,7 +271,7 @@ export class WebhookDispatcher {
       }
     });
     if (attempt.ok && telegram && attempt.body !== undefined && attempt.body !== '') {
-      await this.answers?.(h.bot_user_id, attempt.body);
+      await this.telegram?.answer(h.bot_user_id, attempt.body);
     }
   }
 

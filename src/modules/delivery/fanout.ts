@@ -2,12 +2,18 @@
 // the event's own transaction; the wake-up keys are announced after commit.
 import type { Kysely } from 'kysely';
 import type { ChatMessagesTable, DB } from '../../db/types.js';
-import { privateAllowed } from '../bots/privacy.js';
-import { findBot } from '../bots/repo.js';
-import type { EventContext } from '../events/define.js';
-import { chatUsers, findOutbox, groupTitle } from '../messaging/repo.js';
-import { botUser, messageView, type BotUser, type MessageView } from '../messaging/view.js';
-import { isFollowing } from '../users/repo.js';
+import { findBot, privateAllowed } from '../bots/index.js';
+import type { EventContext } from '../events/index.js';
+import {
+  botUser,
+  type BotUser,
+  chatUsers,
+  findOutbox,
+  groupTitle,
+  messageView,
+  type MessageView,
+} from '../messaging/index.js';
+import { isFollowing } from '../users/index.js';
 import * as repo from './repo.js';
 import { deliverable } from './rules.js';
 

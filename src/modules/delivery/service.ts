@@ -11,7 +11,7 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { newWebhookKey } from '../../lib/ids.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import type { Bus } from '../../lib/shared-state.js';
-import { findBot } from '../bots/repo.js';
+import { findBot } from '../bots/index.js';
 import { UPDATES_KEY_PREFIX, updatesKey } from './fanout.js';
 import * as repo from './repo.js';
 import { parseStored, type UpdateObject } from './stored.js';

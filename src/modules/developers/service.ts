@@ -16,15 +16,16 @@ import type {
 import type { Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { userKey } from '../../lib/invalidation.js';
-import { redirectUris as storedRedirectUris, appsOf, replaceRedirectUris } from '../apps/repo.js';
-import type { AppsService, NewBot } from '../apps/service.js';
-import { permissionsOf } from '../bots/repo.js';
-import type { ApplicationView, BotsService } from '../bots/service.js';
-import { updatesKey } from '../delivery/fanout.js';
-import { insertUpdate } from '../delivery/repo.js';
-import type { DeliveryService } from '../delivery/service.js';
-import type { VettedWebhookUrl } from '../delivery/webhook-http.js';
-import { telegramToken } from '../telegram/token.js';
+import {
+  appsOf,
+  type AppsService,
+  type NewBot,
+  redirectUris as storedRedirectUris,
+  replaceRedirectUris,
+} from '../apps/index.js';
+import { type ApplicationView, type BotsService, permissionsOf } from '../bots/index.js';
+import { type DeliveryService, insertUpdate, updatesKey, type VettedWebhookUrl } from '../delivery/index.js';
+import { telegramToken } from '../telegram/index.js';
 import * as repo from './repo.js';
 import * as rules from './rules.js';
 

@@ -2,8 +2,8 @@
 // the service decides everything else. Every interpolated value is escaped by `html`.
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { html, initial, table, type Html, type Part } from '../../http/pages/html.js';
-import { MAX_BOTS_PER_OWNER } from '../apps/service.js';
-import { PERMISSIONS } from '../bots/service.js';
+import { MAX_BOTS_PER_OWNER } from '../apps/index.js';
+import { PERMISSIONS } from '../bots/index.js';
 import type { AppSummary, AppView, BotView, DeliveryView } from './service.js';
 import { SITE_SHEET } from './site-style.js';
 

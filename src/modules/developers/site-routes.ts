@@ -9,8 +9,8 @@ import { toAppError } from '../../http/errors.js';
 import { cookiesOf } from '../../http/pages/csrf.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { SESSION_COOKIE } from '../sessions/service.js';
-import { PERMISSIONS } from '../bots/service.js';
+import { SESSION_COOKIE } from '../sessions/index.js';
+import { PERMISSIONS } from '../bots/index.js';
 import {
   appPage,
   botPage,

@@ -1,6 +1,6 @@
 // How the read endpoints name a group: its share URL, or (decisions.md section 7) its id `gid`.
 import { Type } from 'typebox';
-import { exactlyOne } from '../users/alternative.js';
+import { exactlyOne } from '../users/index.js';
 
 export type GroupAddress = { gid: string } | { url: string };
 

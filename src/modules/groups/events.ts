@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { formatDateTime } from '../../lib/clock.js';
 import { DateTimeText, Id, OptionalText } from '../../lib/schemas.js';
-import { mayInviteBot } from '../bots/repo.js';
+import { mayInviteBot } from '../bots/index.js';
 import { memberKey } from '../../lib/invalidation.js';
-import { defineEvent } from '../events/define.js';
-import { usersExist } from '../users/repo.js';
+import { defineEvent } from '../events/index.js';
+import { usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const GroupRef = { group_id: Id, user_id: Id };

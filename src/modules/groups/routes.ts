@@ -1,7 +1,7 @@
 import { ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { apiKeyAuth } from '../auth/hook.js';
+import { apiKeyAuth } from '../auth/index.js';
 import { groupAddress } from './address.js';
 import { GroupInfo, GroupInfoQuery, IsJoinQuery, MembershipCheck } from './schema.js';
 

@@ -1,5 +1,5 @@
 import { AppError, Errors } from '../../errors.js';
-import type { UsersService } from '../users/service.js';
+import type { UsersService } from '../users/index.js';
 import type { GroupAddress } from './address.js';
 import { inviteUrlId } from './invite-url.js';
 import { normalizeInviteUrl } from './repo.js';

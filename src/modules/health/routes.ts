@@ -7,7 +7,7 @@ import type { App } from '../../http/types.js';
 import { within } from '../../lib/deadline.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import type { Services } from '../../services.js';
-import { bearerMatches } from '../admin/service.js';
+import { bearerMatches } from '../admin/index.js';
 import { pingDb } from './repo.js';
 import { watchRedis } from './watch.js';
 

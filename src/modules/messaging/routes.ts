@@ -3,7 +3,7 @@ import type { TSchema } from 'typebox';
 import { apiErrors } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { apiKeyAuth, credentialOf } from '../auth/hook.js';
+import { apiKeyAuth, credentialOf } from '../auth/index.js';
 import { contentOf, type Accepted } from './content.js';
 import { GroupSendBody, IdempotencyHeaders, PrivateSendBody, SendAccepted } from './schema.js';
 import type { SendInput } from './service.js';

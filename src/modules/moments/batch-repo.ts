@@ -1,7 +1,6 @@
 // Set-based SQL for runs of moment events (see events/rows.ts): each statement takes all of a
 // run's rows as one JSON parameter.
-import type { BatchContext } from '../events/define.js';
-import { json, run, statement } from '../events/rows.js';
+import { type BatchContext, json, run, statement } from '../events/index.js';
 
 const authorsOf = statement(
   (rows) => `SELECT moment_id, author_id FROM moments

@@ -1,9 +1,8 @@
 // Runs of moment events applied together: what a run names is read once, the events are played in
 // order in memory (refusals and all), then the rows and summed counter deltas are written in one
 // statement each.
-import type { BatchContext, Outcome } from '../events/define.js';
-import { addTo } from '../events/rows.js';
-import { bumpUsersStats, knownUsers, socialDeltas } from '../users/batch-repo.js';
+import { addTo, type BatchContext, type Outcome } from '../events/index.js';
+import { bumpUsersStats, knownUsers, socialDeltas } from '../users/index.js';
 import { createMoments, existingLikes, momentAuthors, writeLikes, type Like } from './batch-repo.js';
 
 export interface MomentCreated {

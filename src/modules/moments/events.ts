@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
-import { defineBatchedEvent } from '../events/define.js';
+import { defineBatchedEvent } from '../events/index.js';
 import { createMomentsTogether, likeTogether } from './batch.js';
-import { bumpUserStats, usersExist } from '../users/repo.js';
+import { bumpUserStats, usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const LikeRef = Type.Object({ moment_id: Id, user_id: Id }, { additionalProperties: false });

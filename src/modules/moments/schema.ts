@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ChainParam, Paging, WalletParam } from '../../lib/schemas.js';
-import { PublicUser } from '../users/schema.js';
+import { PublicUser } from '../users/index.js';
 
 const MomentId = Type.String({ minLength: 1, maxLength: 128 });
 

@@ -1,5 +1,5 @@
 import { AppError, Errors } from '../../errors.js';
-import { publicView, type PublicUserView, type UsersService } from '../users/service.js';
+import { type PublicUserView, publicView, type UsersService } from '../users/index.js';
 import type { MomentReads } from './reads.js';
 
 export class MomentsService {

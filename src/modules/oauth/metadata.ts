@@ -2,7 +2,7 @@
 // the endpoints and see that PKCE S256 and revocation are offered.
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { AUTHORIZE_PATH } from './page-routes.js';
+import { AUTHORIZE_PATH } from './service.js';
 import { PKCE_METHODS } from './pkce.js';
 import { ServerMetadata } from './schema.js';
 import { SCOPES } from './service.js';

@@ -5,9 +5,8 @@ import { apiErrors, Envelope, ok } from '../../http/envelope.js';
 import { requestParams } from '../../http/params.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { publicView } from '../users/service.js';
+import { PublicUser, publicView } from '../users/index.js';
 import { serverMetadataRoute } from './metadata.js';
-import { PublicUser } from '../users/schema.js';
 import {
   AccessTokenParams,
   LoginFailure,

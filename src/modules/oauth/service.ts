@@ -8,10 +8,13 @@ import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { safeEqual, sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
-import { findApp, redirectUris } from '../apps/repo.js';
+import { findApp, redirectUris } from '../apps/index.js';
 import type { AccessTokens } from './jwt.js';
 import { verifierMatches } from './pkce.js';
 import * as repo from './repo.js';
+
+/** Where the consent page (modules/consent) answers; named here because the metadata documents publish it. */
+export const AUTHORIZE_PATH = '/oauth/authorize';
 
 export const SCOPES = ['moment', 'payment'] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -8,9 +8,9 @@ import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
 import { toCents } from '../../lib/money.js';
-import type { AppRef, OAuthService } from '../oauth/service.js';
-import { post, userAccount } from '../points/repo.js';
-import { usersExist } from '../users/repo.js';
+import type { AppRef, OAuthService } from '../oauth/index.js';
+import { post, userAccount } from '../points/index.js';
+import { usersExist } from '../users/index.js';
 
 /** The origin marker returned with payment results. */
 export const SOURCE = 'open_platform';

@@ -4,8 +4,17 @@
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { html, type Html, type Part } from '../../http/pages/html.js';
 import { parseIdList } from '../../lib/json.js';
-import { parseKeyboard, type InlineKeyboard, type KeyboardButton } from '../messaging/keyboard.js';
-import { isColor, isHttpsUrl, layout, parseMarkup, type ImageBlock, type Segment } from '../messaging/markup.js';
+import {
+  type ImageBlock,
+  type InlineKeyboard,
+  isColor,
+  isHttpsUrl,
+  type KeyboardButton,
+  layout,
+  parseKeyboard,
+  parseMarkup,
+  type Segment,
+} from '../messaging/index.js';
 import type { ChatItem } from './service.js';
 
 /** What every button form carries: the chat it belongs to and the CSRF token. */

@@ -3,7 +3,7 @@
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { html, Stylesheet, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
-import { SITE_CSS } from '../developers/site-style.js';
+import { SITE_CSS } from '../developers/index.js';
 import { LIVE_HASH } from './live-script.js';
 import { messageItem, type ChatForm } from './message-html.js';
 import type { Conversation, Place } from './service.js';

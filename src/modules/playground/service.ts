@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.js';
 import { AppError, Errors } from '../../errors.js';
 import { parseIdList } from '../../lib/json.js';
 import { ASSISTANT_USER_ID } from '../../db/migrations/0003_developers.js';
-import type { EventsService } from '../events/service.js';
+import type { EventsService } from '../events/index.js';
 import * as repo from './repo.js';
 
 export type BotRole = 'own' | 'assistant' | 'demo';

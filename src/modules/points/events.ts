@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { toCents } from '../../lib/money.js';
 import { Amount, Id } from '../../lib/schemas.js';
-import { defineEvent } from '../events/define.js';
-import { usersExist } from '../users/repo.js';
+import { defineEvent } from '../events/index.js';
+import { usersExist } from '../users/index.js';
 import { ISSUANCE_ACCOUNT, post, userAccount } from './repo.js';
 
 export const pointEvents = [

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connect.js';
 import { AppError, Errors } from '../../errors.js';
 import { formatCents } from '../../lib/money.js';
-import { usersExist } from '../users/repo.js';
+import { usersExist } from '../users/index.js';
 import { balanceOf, checkLedger, type LedgerCheck } from './repo.js';
 
 export class PointsService {

@@ -5,7 +5,7 @@ import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newSecretToken } from '../../lib/ids.js';
-import { usersExist } from '../users/repo.js';
+import { usersExist } from '../users/index.js';
 
 export const SESSION_COOKIE = 'op_session';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;

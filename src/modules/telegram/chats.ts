@@ -2,8 +2,7 @@
 // string ids (telegram-api.md "Numeric ids"), resolved to the core's references.
 import { Type } from 'typebox';
 import type { Services } from '../../services.js';
-import { numberOf } from '../messaging/numbers.js';
-import type { ChatRef } from '../messaging/service.js';
+import { type ChatRef, numberOf } from '../messaging/index.js';
 import { badRequest, CHAT_NOT_FOUND } from './errors.js';
 import * as repo from './repo.js';
 

@@ -1,6 +1,6 @@
 // Rich text and Telegram's text + entities, both ways. Telegram offsets and lengths count UTF-16
 // code units, which is what JavaScript string lengths count.
-import { parseMarkup, renderMarkup, type Segment } from '../messaging/markup.js';
+import { parseMarkup, renderMarkup, type Segment } from '../messaging/index.js';
 
 export interface MessageEntity {
   type: string;

@@ -3,7 +3,7 @@
 import type { Static, TSchema } from 'typebox';
 import { compileCoercing, describeValidation } from '../../http/validation.js';
 import type { Services } from '../../services.js';
-import type { Credential } from '../auth/credentials.js';
+import type { Credential } from '../auth/index.js';
 import { badRequest } from './errors.js';
 
 export interface MethodCall {

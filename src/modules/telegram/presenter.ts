@@ -3,9 +3,8 @@
 // numbers they need are read in one batch per kind (a Directory), never the objects again.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
-import { parseKeyboard, type InlineKeyboard } from '../messaging/keyboard.js';
-import type { OutboxRow } from '../messaging/repo.js';
-import type { UpdateObject } from '../delivery/stored.js';
+import { type InlineKeyboard, type OutboxRow, parseKeyboard } from '../messaging/index.js';
+import type { UpdateObject } from '../delivery/index.js';
 import { textAndEntities, type MessageEntity } from './entities.js';
 import * as repo from './repo.js';
 

@@ -12,6 +12,7 @@ import type { Services } from '../../services.js';
 import { telegramErrorHandler } from './errors.js';
 import type { TelegramMethod } from './method.js';
 import { mergeParams } from './params.js';
+import { presentUpdates } from './presenter.js';
 import { methodNamed, TELEGRAM_METHODS } from './registry.js';
 import * as repo from './repo.js';
 import { Failure, Success } from './schema.js';
@@ -22,8 +23,12 @@ const tags = ['Telegram Bot API'];
 const TokenParam = Type.String({ description: 'bot<bot id>:<App Key>, the bot\'s "Telegram token"' });
 
 export async function telegramRoutes(app: App, s: Services): Promise<void> {
-  // A webhook's answer that is a method call runs through these same methods.
-  s.dispatcher.answerWith(webhookAnswers(s));
+  // Webhooks of payload_format telegram are presented here; an answer that is a method call runs
+  // through these same methods.
+  s.dispatcher.telegramWire({
+    present: async (tx, update) => (await presentUpdates(tx, [update]))[0],
+    answer: webhookAnswers(s),
+  });
   // Bot numbers never change: a bot's is read once.
   const numbers = new LRUCache<string, number>({ max: 10_000 });
 

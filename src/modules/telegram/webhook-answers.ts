@@ -2,7 +2,7 @@
 // (`{"method":"sendMessage", ...}`): it is performed by the bot through the same method code as a
 // call to /telegram/bot<token>/<method>. What it returns, or why it failed, goes nowhere.
 import type { Services } from '../../services.js';
-import { findBot } from '../bots/repo.js';
+import { findBot } from '../bots/index.js';
 import { isRecord, mergeParams } from './params.js';
 import { methodNamed } from './registry.js';
 import * as repo from './repo.js';

@@ -2,7 +2,7 @@
 // once, the events are played in order against that state in memory (refusals and all), and what
 // changed is written in a few set-based statements.
 import { userKey } from '../../lib/invalidation.js';
-import type { BatchContext, Outcome } from '../events/define.js';
+import type { BatchContext, Outcome } from '../events/index.js';
 import { findUsers, replaceWallets, upsertUsers, walletsAtOrOwnedBy, type WalletRow } from './batch-repo.js';
 import type { UserFields } from './repo.js';
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ChainId, Id, OptionalText } from '../../lib/schemas.js';
 import { userKey } from '../../lib/invalidation.js';
-import { defineBatchedEvent } from '../events/define.js';
+import { defineBatchedEvent } from '../events/index.js';
 import { upsertedFields, upsertUsersTogether } from './batch.js';
 import { followTogether } from './follows-batch.js';
 import * as repo from './repo.js';

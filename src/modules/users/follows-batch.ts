@@ -1,8 +1,7 @@
 // A run of follow.created or follow.deleted events applied together: the users and edges it names
 // are read once, the events are played in order in memory, then the edges and the summed counter
 // deltas are written in one statement each.
-import type { BatchContext, Outcome } from '../events/define.js';
-import { addTo } from '../events/rows.js';
+import { addTo, type BatchContext, type Outcome } from '../events/index.js';
 import { bumpUsersStats, existingFollows, knownUsers, writeFollows, type Edge, socialDeltas } from './batch-repo.js';
 
 export interface FollowRef {

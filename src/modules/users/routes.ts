@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { keyOnlySecurity, ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-import { apiKeyAuth, credentialOf } from '../auth/hook.js';
+import { apiKeyAuth, credentialOf } from '../auth/index.js';
 import { exactlyOne } from './alternative.js';
 import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserInfoQuery } from './schema.js';
 import type { UserRef } from './service.js';

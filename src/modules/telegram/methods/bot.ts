@@ -1,6 +1,6 @@
 // getMe, logOut, close.
 import { Type } from 'typebox';
-import { permissionsOf } from '../../bots/repo.js';
+import { permissionsOf } from '../../bots/index.js';
 import { method } from '../method.js';
 import { Directory } from '../presenter.js';
 

@@ -8,7 +8,7 @@ import { method, type MethodCall } from '../method.js';
 import { Directory } from '../presenter.js';
 import * as repo from '../repo.js';
 import { UserSchema } from '../schema.js';
-import type { ChatRef } from '../../messaging/service.js';
+import type { ChatRef } from '../../messaging/index.js';
 
 /** A group the bot is in (Telegram answers 403 for a group it is not in). */
 async function groupOfBot(call: MethodCall, chat: ChatRef & { type: 'group' }) {

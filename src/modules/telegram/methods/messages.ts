@@ -1,11 +1,18 @@
 // sendMessage, sendPhoto, editMessageText, editMessageReplyMarkup, sendChatAction: the messaging
 // core's send and edit (its rules, limits and idempotency), presented as Telegram Messages.
 import { Type } from 'typebox';
-import { parseKeyboard, type InlineKeyboard } from '../../messaging/keyboard.js';
-import { isHttpsUrl, parseMarkup, renderMarkup } from '../../messaging/markup.js';
-import { findOutboxRef, type OutboxRow } from '../../messaging/repo.js';
-import { botContent } from '../../messaging/richtext/parse-mode.js';
-import type { ChatRef, Content } from '../../messaging/service.js';
+import {
+  botContent,
+  type ChatRef,
+  type Content,
+  findOutboxRef,
+  type InlineKeyboard,
+  isHttpsUrl,
+  type OutboxRow,
+  parseKeyboard,
+  parseMarkup,
+  renderMarkup,
+} from '../../messaging/index.js';
 import { IdParam, resolveChat } from '../chats.js';
 import { markupOfEntities, type MessageEntity } from '../entities.js';
 import { badRequest } from '../errors.js';

@@ -3,8 +3,8 @@
 // value goes through `html`, which escapes anything that is not already markup.
 import { html, initial, parseUrl, Stylesheet, type Html } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
-import { TEXTS, type AuthorizeTexts } from './page-texts.js';
-import type { Scope } from './service.js';
+import { TEXTS, type AuthorizeTexts } from './texts.js';
+import type { Scope } from '../oauth/index.js';
 
 // Light and dark palettes; every text colour has at least 4.5:1 contrast on its background and
 // control borders at least 3:1.

@@ -9,12 +9,10 @@ import { parseUrl } from '../../http/pages/html.js';
 import { requestLang } from '../../http/pages/lang.js';
 import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
-import { SOURCE, type PaymentRequest } from '../payments/service.js';
+import { type PaymentRequest, SOURCE } from '../payments/index.js';
+import { type AppRef, AUTHORIZE_PATH, pkceProblem, type Scope, SCOPES } from '../oauth/index.js';
 import { consentPage, errorPage, openInAppPage, pageHeaders, type Party } from './page.js';
-import { pkceProblem } from './pkce.js';
-import { SCOPES, type AppRef, type Scope } from './service.js';
 
-export const AUTHORIZE_PATH = '/oauth/authorize';
 const CSRF_PATH = '/oauth';
 
 /** The request's parameters; the form posts back those that were given. */

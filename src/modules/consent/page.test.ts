@@ -6,7 +6,7 @@ import { adminHeaders, describeStores, FakeClock } from '../../../test/helpers/a
 import { applyEvents, createApp, createUsers, type Creds, type TestUser } from '../../../test/helpers/factories.js';
 import { escapeHtml, html } from '../../http/pages/html.js';
 import { pageHeaders } from './page.js';
-import { pointsText, withParams } from './page-routes.js';
+import { pointsText, withParams } from './routes.js';
 
 const clock = new FakeClock();
 const CB = 'https://client.example/cb';

@@ -1,0 +1,4 @@
+// console owns the operator console (console_sessions, audit_log): its sign-in, pages and the audit trail.
+// The module's public surface: other modules and the composition root import it only from here.
+export { consoleRoutes } from './routes.js';
+export { ConsoleService } from './service.js';

@@ -1,0 +1,6 @@
+// developers owns the developer site and the developer's view of apps and bots (its rules for names and URLs live in ./rules.ts).
+// The module's public surface: other modules and the composition root import it only from here.
+export { DevelopersService } from './service.js';
+export type { AppSummary, BotView } from './service.js';
+export { developerSiteRoutes } from './site-routes.js';
+export { SITE_CSS } from './site-style.js';

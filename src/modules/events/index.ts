@@ -1,0 +1,8 @@
+// events owns operator event batches POST /internal/v1/events (processed_events), the event-handler framework and the batch pipeline.
+// The module's public surface: other modules and the composition root import it only from here.
+export { defineBatchedEvent, defineEvent } from './define.js';
+export type { BatchContext, EventContext, Outcome } from './define.js';
+export { eventRoutes } from './routes.js';
+export { addTo, json, run, statement } from './rows.js';
+export { EventsService } from './service.js';
+export type { IncomingEvent } from './service.js';

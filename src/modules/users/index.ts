@@ -1,0 +1,12 @@
+// users owns users, wallets, statistics and follows (users, wallets, user_stats, follows): profiles, reads and events.
+// The module's public surface: other modules and the composition root import it only from here.
+export { exactlyOne } from './alternative.js';
+export { bumpUsersStats, knownUsers, socialDeltas } from './batch-repo.js';
+export { userEvents } from './events.js';
+export { userReads } from './reads.js';
+export type { UserReads } from './reads.js';
+export { bumpUserStats, findUser, isFollowing, raiseLevel, setWallet, upsertUser, usersExist } from './repo.js';
+export { userRoutes } from './routes.js';
+export { PublicUser } from './schema.js';
+export { UsersService, publicView } from './service.js';
+export type { PublicUserView } from './service.js';
