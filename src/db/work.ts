@@ -1,6 +1,8 @@
 // One write as one transaction: the changes, their outbox rows and the cache keys they touch.
-// The keys are announced only after the commit, so no instance drops a cache entry and reloads
-// the old row before the new one is visible.
+// The keys are announced, and the after-commit hooks run (wake-ups, metrics), only after the
+// commit, so no instance drops a cache entry and reloads the old row before the new one is
+// visible, and nothing is woken for a write that rolled back. This is the only place in the
+// application that opens a transaction.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import type { Invalidations } from '../lib/invalidation.js';
@@ -13,6 +15,8 @@ export interface Work {
   readonly now: number;
   /** Announces what the write changed (lib/invalidation.ts keys): cached copies are dropped after commit. */
   readonly touch: (key: string) => void;
+  /** Runs `hook` once the transaction has committed (never if it rolls back), after the announcements. */
+  readonly afterCommit: (hook: () => void) => void;
 }
 
 export class UnitOfWork {
@@ -25,13 +29,17 @@ export class UnitOfWork {
   async run<T>(fn: (w: Work) => Promise<T>): Promise<T> {
     const now = this.clock.now();
     const touched = new Set<string>();
+    const hooks: (() => void)[] = [];
     const result = await retryOnConflict(() =>
       this.db.k.transaction().execute((tx) => {
+        // A retried attempt starts over: what a failed one registered is forgotten.
         touched.clear();
-        return fn({ tx, now, touch: (key) => touched.add(key) });
+        hooks.length = 0;
+        return fn({ tx, now, touch: (key) => touched.add(key), afterCommit: (hook) => hooks.push(hook) });
       }),
     );
     this.invalidations.announce([...touched]);
+    for (const hook of hooks) hook();
     return result;
   }
 }

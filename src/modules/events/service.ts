@@ -88,12 +88,16 @@ export class EventsService {
       touched.add(key);
     };
     const applyAll = mode === 'set-based' ? applySetBased : applyOneByOne;
+    const hooks: (() => void)[] = [];
+    const afterCommit = (hook: () => void) => hooks.push(hook);
     const outcomes = await retryOnConflict(() =>
       this.db.k.transaction().execute((tx) => {
         touched.clear();
-        return applyAll({ tx, now, touch, dialect: this.db.dialect }, steps);
+        hooks.length = 0;
+        return applyAll({ tx, now, touch, afterCommit, dialect: this.db.dialect }, steps);
       }),
     );
+    for (const hook of hooks) hook();
     const result: BatchResult = { applied: 0, duplicates: 0, refused: [] };
     outcomes.forEach((o, i) => {
       const event = steps[i]?.event;
