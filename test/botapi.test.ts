@@ -91,6 +91,19 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
   };
   const privateChat = (u: TestUser) => ({ id: u.user_id, type: 'private', title: u.name });
   const groupChat = { id: group, type: 'group', title: groupName };
+  /** The Message of a plain text the bot sent to `chat` just now. */
+  const botText = async (messageId: string, text: string, chat: Message['chat']): Promise<Message> => ({
+    message_id: messageId,
+    telegram_message_id: await messageNumber(t().services, messageId),
+    text,
+    text_raw: text,
+    kind: 'text',
+    mention_users: [],
+    from: botView(bot),
+    chat,
+    date: now(),
+    reply_markup: null,
+  });
 
   it('builds users, bots, an app and a group', async () => {
     [owner, a, b, c] = (await createUsers(t().app, 4)) as [TestUser, TestUser, TestUser, TestUser];
@@ -181,18 +194,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
         form: { chat_id: a.user_id, chat_type: 'private', text: 'hello a', parse_mode: 'text' },
       }),
     );
-    assert.deepEqual(m, {
-      message_id: m.message_id,
-      telegram_message_id: await messageNumber(t().services, m.message_id),
-      text: 'hello a',
-      text_raw: 'hello a',
-      kind: 'text',
-      mention_users: [],
-      from: botView(bot),
-      chat: privateChat(a),
-      date: now(),
-      reply_markup: null,
-    });
+    assert.deepEqual(m, await botText(m.message_id, 'hello a', privateChat(a)));
     assert.deepEqual(await w.added(), [
       {
         id: m.message_id,
@@ -212,18 +214,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
     const byJson = message(
       await run('sendMessage', { json: { chat_id: group, chat_type: 'group', text: 'json', parse_mode: 'text' } }),
     );
-    assert.deepEqual(byJson, {
-      message_id: byJson.message_id,
-      telegram_message_id: await messageNumber(t().services, byJson.message_id),
-      text: 'json',
-      text_raw: 'json',
-      kind: 'text',
-      mention_users: [],
-      from: botView(bot),
-      chat: groupChat,
-      date: now(),
-      reply_markup: null,
-    });
+    assert.deepEqual(byJson, await botText(byJson.message_id, 'json', groupChat));
     const byQuery = message(
       await run('sendMessage', {
         query: { chat_id: b.user_id, chat_type: 'private', text: 'query', parse_mode: 'text' },
@@ -786,6 +777,20 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
 await describeStoresOnFakeClock(
   'bot methods: rate limited envelope',
   (t, limitClock) => {
+    /** The rate-limited envelope on HTTP 200, with retry_after and Retry-After of `seconds`. */
+    const rateLimited = (r: Answer, seconds: number) => {
+      assert.equal(r.status, 200);
+      assert.deepEqual(r.body, {
+        ok: false,
+        result: null,
+        error_code: 429,
+        message: 'rate limit exceeded',
+        success: false,
+        parameters: { retry_after: seconds },
+      });
+      assert.equal(r.headers['retry-after'], String(seconds));
+    };
+
     it('sendMessage beyond the private burst answers HTTP 200 error_code 429 with retry_after and Retry-After', async () => {
       const [owner, a] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
       const bot = await createBot(t().app, owner.user_id);
@@ -793,17 +798,7 @@ await describeStoresOnFakeClock(
       const send = () =>
         call(t().app, 'sendMessage', { form: { chat_id: a.user_id, text: 'hi' } }, { 'x-api-key': bot.api_key });
       for (let i = 0; i < 5; i++) result(await send(), `#${i}`);
-      const limited = await send();
-      assert.equal(limited.status, 200);
-      assert.deepEqual(limited.body, {
-        ok: false,
-        result: null,
-        error_code: 429,
-        message: 'rate limit exceeded',
-        success: false,
-        parameters: { retry_after: 1 },
-      });
-      assert.equal(limited.headers['retry-after'], '1');
+      rateLimited(await send(), 1);
       assert.equal((await w.added()).length, 5);
       limitClock.advance(1000);
       result(await send(), 'after 1 s');
@@ -820,16 +815,7 @@ await describeStoresOnFakeClock(
       const send = () =>
         call(t().app, 'sendMessage', { json: { chat_id: gid, text: 'hi' } }, { 'x-api-key': bot.api_key });
       for (let i = 0; i < 20; i++) result(await send(), `#${i}`);
-      const limited = await send();
-      assert.deepEqual(limited.body, {
-        ok: false,
-        result: null,
-        error_code: 429,
-        message: 'rate limit exceeded',
-        success: false,
-        parameters: { retry_after: 3 },
-      });
-      assert.equal(limited.headers['retry-after'], '3');
+      rateLimited(await send(), 3);
     });
   },
   { env: { RATE_LIMITS: 'on' } },

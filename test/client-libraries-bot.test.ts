@@ -392,32 +392,23 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
     const before = await outbox(app());
     const send = (text: string, parse_mode: string) =>
       form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text, parse_mode });
-    failed(
-      await send('x', 'bbcode'),
-      400,
-      'Bad Request: parse_mode: must be one of text, richtext, HTML, Markdown, MarkdownV2, image, video, file',
-    );
-    failed(
-      await send('<a href="javascript:alert(1)">x</a>', 'HTML'),
-      400,
-      'Bad Request: text: links must be https:// URLs (got "javascript:alert(1)")',
-    );
-    failed(
-      await send('<a href="http://x.example/">x</a>', 'HTML'),
-      400,
-      'Bad Request: text: links must be https:// URLs (got "http://x.example/")',
-    );
-    failed(
-      await send('[x](javascript:alert(1))', 'MarkdownV2'),
-      400,
-      'Bad Request: text: links must be https:// URLs (got "javascript:alert(1)")',
-    );
-    failed(await send('<script>alert(1)</script>', 'HTML'), 400, 'Bad Request: text: nothing to show after conversion');
-    failed(
-      await send('<img src="https://i.example/x.png" onerror="alert(1)">x', 'HTML'),
-      403,
-      'image sending requires level 2',
-    );
+    const badLink = (url: string) => `Bad Request: text: links must be https:// URLs (got "${url}")`;
+    const refusals: [text: string, parseMode: string, errorCode: number, message: string][] = [
+      [
+        'x',
+        'bbcode',
+        400,
+        'Bad Request: parse_mode: must be one of text, richtext, HTML, Markdown, MarkdownV2, image, video, file',
+      ],
+      ['<a href="javascript:alert(1)">x</a>', 'HTML', 400, badLink('javascript:alert(1)')],
+      ['<a href="http://x.example/">x</a>', 'HTML', 400, badLink('http://x.example/')],
+      ['[x](javascript:alert(1))', 'MarkdownV2', 400, badLink('javascript:alert(1)')],
+      ['<script>alert(1)</script>', 'HTML', 400, 'Bad Request: text: nothing to show after conversion'],
+      ['<img src="https://i.example/x.png" onerror="alert(1)">x', 'HTML', 403, 'image sending requires level 2'],
+    ];
+    for (const [text, parseMode, errorCode, refusal] of refusals) {
+      failed(await send(text, parseMode), errorCode, refusal, `${parseMode}: ${text}`);
+    }
     assert.deepEqual(await outbox(app()), before);
     const deep = message(await send(`${'<b>'.repeat(1600)}deep`, 'HTML'));
     assert.equal(deep.text, 'deep');

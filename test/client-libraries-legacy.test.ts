@@ -89,6 +89,12 @@ await describeStores('client libraries: older key-only message bodies', (t) => {
     assert.equal(r.status, 200, `${what}: ${JSON.stringify(r.body)}`);
     assert.deepEqual(r.body, ACCEPTED, what);
   };
+  /** A key-only RCD:Graphic body to b. */
+  const graphicToB = (fields: Record<string, unknown>) => ({
+    to_user_id: b.user_id,
+    object_name: 'RCD:Graphic',
+    ...fields,
+  });
   const refused = (r: Answer, status: number, body: unknown, what: string) => {
     assert.equal(r.status, status, `${what}: ${JSON.stringify(r.body)}`);
     assert.deepEqual(r.body, body, what);
@@ -285,31 +291,20 @@ await describeStores('client libraries: older key-only message bodies', (t) => {
   it('send_robot_message takes RCD:Graphic: a title and rich content, checked as richtext', async () => {
     const w = await outboxWatcher(t().app);
     accepted(
-      await post(t().app, OLD_PRIVATE_SEND, keyOnly(bot), {
-        to_user_id: b.user_id,
-        object_name: 'RCD:Graphic',
-        title: 'Echo',
-        content: RICH,
-        href: 'https://old.example/',
-        from_user_id: bot.bot_user_id,
-      }),
+      await post(
+        t().app,
+        OLD_PRIVATE_SEND,
+        keyOnly(bot),
+        graphicToB({ title: 'Echo', content: RICH, href: 'https://old.example/', from_user_id: bot.bot_user_id }),
+      ),
       'key-only echo',
     );
     accepted(
-      await post(t().app, OLD_PRIVATE_SEND, keyOnly(bot), {
-        to_user_id: b.user_id,
-        object_name: 'RCD:Graphic',
-        content: 'no title',
-      }),
+      await post(t().app, OLD_PRIVATE_SEND, keyOnly(bot), graphicToB({ content: 'no title' })),
       'a private rich message needs no title, as private richtext',
     );
     accepted(
-      await post(t().app, PRIVATE_SEND, signedHeaders(bot), {
-        to_user_id: b.user_id,
-        object_name: 'RCD:Graphic',
-        title: 'Signed',
-        content: RICH,
-      }),
+      await post(t().app, PRIVATE_SEND, signedHeaders(bot), graphicToB({ title: 'Signed', content: RICH })),
       'the signed private path too',
     );
     assert.deepEqual(await w.added(), [
@@ -317,7 +312,7 @@ await describeStores('client libraries: older key-only message bodies', (t) => {
       privateRow(b.user_id, { object_name: 'RCD:Graphic', content: 'no title' }),
       privateRow(b.user_id, { object_name: 'RCD:Graphic', title: 'Signed', content: RICH }),
     ]);
-    const bad: [string, object, string][] = [
+    const bad: [string, Record<string, unknown>, string][] = [
       ['http link', { title: 'T', content: HTTP_LINK }, 'content: tag 1 (a): href must start with https://'],
       [
         'unknown uitag',
@@ -328,16 +323,7 @@ await describeStores('client libraries: older key-only message bodies', (t) => {
       ['title 257', { title: 't'.repeat(257), content: 'x' }, 'body.title: must NOT have more than 256 characters'],
     ];
     for (const [name, fields, detail] of bad) {
-      refused(
-        await post(t().app, OLD_PRIVATE_SEND, keyOnly(bot), {
-          to_user_id: b.user_id,
-          object_name: 'RCD:Graphic',
-          ...fields,
-        }),
-        401,
-        paramError(detail),
-        name,
-      );
+      refused(await post(t().app, OLD_PRIVATE_SEND, keyOnly(bot), graphicToB(fields)), 401, paramError(detail), name);
     }
     refused(
       await post(t().app, OLD_PRIVATE_SEND, keyOnly(bot), {
@@ -374,12 +360,7 @@ await describeStores('client libraries: older key-only message bodies', (t) => {
       { type: 'bot.energized', data: { bot_user_id: weakBot.bot_user_id, by_user_id: energizer.user_id } },
     ]);
     accepted(
-      await post(t().app, OLD_PRIVATE_SEND, keyOnly(weakBot), {
-        to_user_id: b.user_id,
-        object_name: 'RCD:Graphic',
-        title: 'Pic',
-        content: IMG,
-      }),
+      await post(t().app, OLD_PRIVATE_SEND, keyOnly(weakBot), graphicToB({ title: 'Pic', content: IMG })),
       'level 2',
     );
     assert.deepEqual(await w.added(), [
