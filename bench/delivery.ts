@@ -11,6 +11,7 @@ import { callJson, pause } from './lib/http.js';
 import { startServer, type ServerProcess } from './lib/spawn.js';
 import { median, percentile } from './lib/stats.js';
 import type { DeliveryInfo } from './servers/delivery.js';
+import { runMain } from './lib/main.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 300);
 const TARGETS = { p50Ms: 10, p99Ms: 50 };
@@ -147,12 +148,4 @@ async function main(): Promise<number> {
   return checks.every((c) => c.pass) ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

@@ -10,6 +10,7 @@ import { cases } from './cases/index.js';
 import { formatCase } from './lib/report.js';
 import { runCase, type RunSettings } from './lib/runner.js';
 import type { CaseResult } from './lib/types.js';
+import { runMain } from './lib/main.js';
 
 function setting(name: string, fallback: number, min: number): number {
   const raw = process.env[name];
@@ -74,12 +75,4 @@ async function main(): Promise<number> {
   return failed.length > 0 ? 1 : 0;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

@@ -1,9 +1,8 @@
 // Group sends per second through HTTP: signed POST /openapi/messages/group/send (text) by a bot
 // that is a member of the group, against the bare Fastify route, same machine, same run.
 import { signedPost } from '../lib/signing.js';
+import { bareTarget, platformTarget } from '../lib/targets.js';
 import type { BenchCase, Check, TargetResult } from '../lib/types.js';
-import { BARE_PATH } from '../servers/bare.js';
-import type { PlatformInfo } from '../servers/platform.js';
 
 const RATIO_MIN = 0.3;
 
@@ -11,23 +10,17 @@ export const groupSendCase: BenchCase = {
   name: 'group-send',
   description: 'signed POST /openapi/messages/group/send (text, into the outbox) vs a bare route',
   targets: [
-    { label: 'bare', server: 'bare', requests: () => [{ method: 'GET', path: BARE_PATH }] },
-    {
-      label: 'send',
-      server: 'platform',
-      params: { users: 2000 },
-      requests: (raw) => {
-        const info = raw as PlatformInfo;
-        let n = 0;
-        return [
-          signedPost(info.bot, '/openapi/messages/group/send', () => ({
-            group_id: info.botGroupId,
-            object_name: 'text',
-            content: `bench message ${n++}`,
-          })),
-        ];
-      },
-    },
+    bareTarget,
+    platformTarget('send', (info) => {
+      let n = 0;
+      return [
+        signedPost(info.bot, '/openapi/messages/group/send', () => ({
+          group_id: info.botGroupId,
+          object_name: 'text',
+          content: `bench message ${n++}`,
+        })),
+      ];
+    }),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
     const bare = r.bare?.median;

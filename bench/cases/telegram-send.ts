@@ -2,58 +2,35 @@
 // bot sends the same text into the same group, as grammY sends it (POST, JSON body, token in the
 // path) and as the platform's own client libraries do (POST /openapi/bot/sendMessage, X-API-KEY).
 // Target: the Telegram surface keeps at least 0.9 of the native sends/s.
-import type autocannon from 'autocannon';
+import { jsonPost } from '../lib/signing.js';
+import { platformTarget } from '../lib/targets.js';
 import type { BenchCase, Check, TargetResult } from '../lib/types.js';
 import type { PlatformInfo } from '../servers/platform.js';
 
 const RATIO_MIN = 0.9;
 
-function jsonPost(path: string, headers: Record<string, string>, body: () => unknown): autocannon.Request {
-  return {
-    method: 'POST',
-    path,
-    setupRequest: (request) => {
-      request.body = JSON.stringify(body());
-      request.headers = { ...request.headers, ...headers, 'content-type': 'application/json' };
-      return request;
-    },
-  };
-}
+/** sendMessage into the bot's group at `path`, numbered texts after `prefix`. */
+const sendToGroup = (info: PlatformInfo, path: string, headers: Record<string, string>, prefix: string) => {
+  let n = 0;
+  return [
+    jsonPost(
+      path,
+      () => headers,
+      () => ({ chat_id: info.botGroupId, text: `${prefix} ${n++}` }),
+    ),
+  ];
+};
 
 export const telegramSendCase: BenchCase = {
   name: 'telegram-send',
   description: 'sendMessage through /telegram/bot<token>/ (grammY-style) vs the native /openapi/bot/sendMessage',
   targets: [
-    {
-      label: 'native',
-      server: 'platform',
-      params: { users: 2000 },
-      requests: (raw) => {
-        const info = raw as PlatformInfo;
-        let n = 0;
-        return [
-          jsonPost('/openapi/bot/sendMessage', { 'x-api-key': info.bot.api_key }, () => ({
-            chat_id: info.botGroupId,
-            text: `native ${n++}`,
-          })),
-        ];
-      },
-    },
-    {
-      label: 'telegram',
-      server: 'platform',
-      params: { users: 2000 },
-      requests: (raw) => {
-        const info = raw as PlatformInfo;
-        let n = 0;
-        return [
-          jsonPost(`/telegram/bot${info.botTelegramToken}/sendMessage`, {}, () => ({
-            chat_id: info.botGroupId,
-            text: `telegram ${n++}`,
-          })),
-        ];
-      },
-    },
+    platformTarget('native', (info) =>
+      sendToGroup(info, '/openapi/bot/sendMessage', { 'x-api-key': info.bot.api_key }, 'native'),
+    ),
+    platformTarget('telegram', (info) =>
+      sendToGroup(info, `/telegram/bot${info.botTelegramToken}/sendMessage`, {}, 'telegram'),
+    ),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
     const native = r.native?.median;

@@ -6,7 +6,7 @@
 // rounds in proportion to their time: a short smoke run needs far fewer.
 import type autocannon from 'autocannon';
 import type { BenchCase, Check, Target, TargetResult } from '../lib/types.js';
-import { BARE_PATH } from '../servers/bare.js';
+import { bareTarget } from '../lib/targets.js';
 import type { PlatformInfo, TransferOrders } from '../servers/platform.js';
 
 const TRANSFERS_MIN = 3000;
@@ -113,11 +113,7 @@ export const transfersCase: BenchCase = {
   name: 'transfers',
   description: 'POST /openapi/payment/transfer (pre-issued one-time tokens, each sent once, 1.00 each) vs a bare route',
   connections: 32,
-  targets: [
-    { label: 'bare', server: 'bare', requests: () => [{ method: 'GET', path: BARE_PATH }] },
-    transferTarget('transfer', 'sqlite'),
-    transferTarget('transfer-pg', 'postgres'),
-  ],
+  targets: [bareTarget, transferTarget('transfer', 'sqlite'), transferTarget('transfer-pg', 'postgres')],
   checks(r: Record<string, TargetResult>): Check[] {
     const bare = r.bare?.median;
     const sqlite = r.transfer;

@@ -1,8 +1,7 @@
 // Signed GET /openapi/user/info on our app against a bare Fastify route, same machine, same run.
 import { signedGet } from '../lib/signing.js';
+import { bareTarget, platformTarget } from '../lib/targets.js';
 import type { BenchCase, Check, TargetResult } from '../lib/types.js';
-import { BARE_PATH } from '../servers/bare.js';
-import type { PlatformInfo } from '../servers/platform.js';
 
 const RATIO_MIN = 0.6;
 const P99_MAX_MS = 15;
@@ -11,23 +10,13 @@ export const userInfoCase: BenchCase = {
   name: 'user-info',
   description: 'signed GET /openapi/user/info (fresh nonce + timestamp + SHA1 signature per request) vs a bare route',
   targets: [
-    {
-      label: 'bare',
-      server: 'bare',
-      requests: () => [{ method: 'GET', path: BARE_PATH }],
-    },
-    {
-      label: 'ours',
-      server: 'platform',
-      params: { users: 2000 },
-      requests: (raw) => {
-        const info = raw as PlatformInfo;
-        let i = 0;
-        const path = () =>
-          `/openapi/user/info?user_id=${encodeURIComponent(info.userIds[i++ % info.userIds.length] ?? '')}`;
-        return [signedGet(info.creds, path)];
-      },
-    },
+    bareTarget,
+    platformTarget('ours', (info) => {
+      let i = 0;
+      const path = () =>
+        `/openapi/user/info?user_id=${encodeURIComponent(info.userIds[i++ % info.userIds.length] ?? '')}`;
+      return [signedGet(info.creds, path)];
+    }),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
     const bare = r.bare?.median;

@@ -13,7 +13,9 @@ export interface LoadOptions {
 }
 
 export interface LoadResult {
+  /** Mean of the per-second request counts (2xx and others); with a fixed amount, requests / seconds. */
   rps: number;
+  /** Latency of 2xx answers, in ms. */
   p50: number;
   p99: number;
   max: number;

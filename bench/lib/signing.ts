@@ -39,15 +39,20 @@ export function signedGet(c: AppCredentials, path: () => string): autocannon.Req
   };
 }
 
-/** A JSON POST to a fixed path, signed anew for each request. */
-export function signedPost(c: AppCredentials, path: string, body: () => unknown): autocannon.Request {
+/** A JSON POST to a fixed path, its body and `headers()` made anew for each request. */
+export function jsonPost(path: string, headers: () => Record<string, string>, body: () => unknown): autocannon.Request {
   return {
     method: 'POST',
     path,
     setupRequest: (request) => {
       request.body = JSON.stringify(body());
-      request.headers = { ...request.headers, ...signedHeaders(c), 'content-type': 'application/json' };
+      request.headers = { ...request.headers, ...headers(), 'content-type': 'application/json' };
       return request;
     },
   };
+}
+
+/** A JSON POST to a fixed path, signed anew for each request. */
+export function signedPost(c: AppCredentials, path: string, body: () => unknown): autocannon.Request {
+  return jsonPost(path, () => signedHeaders(c), body);
 }

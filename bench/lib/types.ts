@@ -1,7 +1,14 @@
 // The shapes shared by the bench's cases, servers and runner.
 import type autocannon from 'autocannon';
+import type { LoadResult } from './load.js';
 
 export type Params = Record<string, string | number | boolean>;
+
+/** A number parameter, or `fallback` when it is absent (or not a number). */
+export const numParam = (p: Params, key: string, fallback: number): number => {
+  const v = p[key];
+  return typeof v === 'number' ? v : fallback;
+};
 
 /** A server running in its own process (bench/lib/child.ts), listening on 127.0.0.1. */
 export interface StartedServer {
@@ -45,18 +52,8 @@ export interface Target {
   supply?(info: unknown): number;
 }
 
-/** What one round against one target measured. */
-export interface Round {
-  /** Mean of the per-second request counts (2xx and others). */
-  rps: number;
-  /** Latency of 2xx answers, in ms. */
-  p50: number;
-  p99: number;
-  max: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
+/** What one round against one target measured: the load's measures, then the CPU shares. */
+export interface Round extends Omit<LoadResult, 'seconds'> {
   /** Share of one core the server process used during the round (1 = one full core). */
   serverCpu: number;
   /** The same for the load generator (this process): near 1 means it, not the server, is the limit. */

@@ -11,7 +11,7 @@ import { boot } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import { buildChatWorld, type ChatWorld } from '../lib/chat.js';
 import { freshStore, storeKind } from '../lib/store.js';
-import type { Params, ServerKind } from '../lib/types.js';
+import { numParam, type ServerKind } from '../lib/types.js';
 
 export interface IngestInfo {
   adminToken: string;
@@ -20,15 +20,10 @@ export interface IngestInfo {
   chat: ChatWorld | null;
 }
 
-const num = (p: Params, key: string, fallback: number): number => {
-  const v = p[key];
-  return typeof v === 'number' ? v : fallback;
-};
-
 export const ingestServer: ServerKind = {
   name: 'ingest',
   async start(params) {
-    const moments = num(params, 'moments', 1000);
+    const moments = numParam(params, 'moments', 1000);
     const target = await freshStore(storeKind(params.store), 'ingest');
     const adminToken = randomBytes(24).toString('hex');
     const config = loadConfig({
@@ -53,7 +48,7 @@ export const ingestServer: ServerKind = {
       ]),
     );
     if (seeded.refused.length > 0) throw new Error(`ingest seed refused: ${JSON.stringify(seeded.refused)}`);
-    const bots = num(params, 'bots', 0);
+    const bots = numParam(params, 'bots', 0);
     const chat =
       bots === 0
         ? null
@@ -66,10 +61,10 @@ export const ingestServer: ServerKind = {
               createBot: (owner, name) => booted.services.apps.createBot({ owner_user_id: owner, name }),
             },
             {
-              users: num(params, 'chatUsers', 200),
+              users: numParam(params, 'chatUsers', 200),
               bots,
-              groups: num(params, 'groups', 20),
-              botsPerGroup: num(params, 'botsPerGroup', 3),
+              groups: numParam(params, 'groups', 20),
+              botsPerGroup: numParam(params, 'botsPerGroup', 3),
             },
             'w',
           );

@@ -20,7 +20,7 @@ import { checkLedger } from '../../src/modules/points/repo.js';
 import type { Services } from '../../src/services.js';
 import type { AppCredentials } from '../lib/signing.js';
 import { freshStore, storeKind } from '../lib/store.js';
-import type { Params, ServerKind, ServerReport } from '../lib/types.js';
+import { numParam, type ServerKind, type ServerReport } from '../lib/types.js';
 
 export interface PlatformInfo {
   creds: AppCredentials;
@@ -125,20 +125,15 @@ async function transfersReport(s: Services, issued: number, payers: string[]): P
   };
 }
 
-const num = (p: Params, key: string, fallback: number): number => {
-  const v = p[key];
-  return typeof v === 'number' ? v : fallback;
-};
-
 export const platformServer: ServerKind = {
   name: 'platform',
   async start(params) {
-    const users = num(params, 'users', 2000);
-    const likes = num(params, 'likes', 10 * users);
-    const seed = num(params, 'seed', 1);
-    const sample = Math.min(users, num(params, 'sampleUsers', 1000));
+    const users = numParam(params, 'users', 2000);
+    const likes = numParam(params, 'likes', 10 * users);
+    const seed = numParam(params, 'seed', 1);
+    const sample = Math.min(users, numParam(params, 'sampleUsers', 1000));
     const logLevel = typeof params.logLevel === 'string' ? params.logLevel : 'warn';
-    const transfers = num(params, 'transfers', 0);
+    const transfers = numParam(params, 'transfers', 0);
 
     const store = await freshStore(storeKind(params.store), 'platform');
     const config = loadConfig({
@@ -178,7 +173,8 @@ export const platformServer: ServerKind = {
     ]);
     if (joined.applied !== 2) throw new Error(`bench group not set up: ${JSON.stringify(joined)}`);
     const issueStarted = performance.now();
-    const issued = transfers > 0 ? await issueTransfers(s, creds, transfers, num(params, 'payers', 16)) : undefined;
+    const issued =
+      transfers > 0 ? await issueTransfers(s, creds, transfers, numParam(params, 'payers', 16)) : undefined;
     const issueS = (performance.now() - issueStarted) / 1000;
 
     // The same logger options as src/server.ts.

@@ -1,0 +1,20 @@
+// Targets several cases share: the bare route, and our application with its synthetic community.
+import type autocannon from 'autocannon';
+import { BARE_PATH } from '../servers/bare.js';
+import type { PlatformInfo } from '../servers/platform.js';
+import type { Target } from './types.js';
+
+/** GET on the bare Fastify route: the baseline. */
+export const bareTarget: Target = {
+  label: 'bare',
+  server: 'bare',
+  requests: () => [{ method: 'GET', path: BARE_PATH }],
+};
+
+/** Our application with 2000 users; `requests` gets the server's PlatformInfo. */
+export const platformTarget = (label: string, requests: (info: PlatformInfo) => autocannon.Request[]): Target => ({
+  label,
+  server: 'platform',
+  params: { users: 2000 },
+  requests: (raw) => requests(raw as PlatformInfo),
+});
