@@ -61,7 +61,7 @@ export function createServices(deps: ServiceDeps) {
 
   const work = new UnitOfWork(db, clock, invalidations);
   const readsOfUsers = userReads(db);
-  const oauth = new OAuthService(db, clock, box, new AccessTokens(deps.encryptionKey), config);
+  const oauth = new OAuthService(db, work, clock, box, new AccessTokens(deps.encryptionKey), config);
   const delivery = new DeliveryService(db, clock, box, shared.bus, invalidations, config);
   metrics.trackLongPolls(() => delivery.polling);
   const users = new UsersService(readsOfUsers, invalidations, () => clock.now());
@@ -71,7 +71,7 @@ export function createServices(deps: ServiceDeps) {
   const assistant = new AssistantService(developers, delivery, `${config.publicUrl}/developers/`);
   const events = new EventsService(
     db,
-    clock,
+    work,
     [
       ...userEvents,
       ...groupEvents,
@@ -83,9 +83,6 @@ export function createServices(deps: ServiceDeps) {
     ],
     (type, outcome) => {
       metrics.events.inc({ type, outcome });
-    },
-    (keys) => {
-      invalidations.announce(keys);
     },
   );
   const groups = new GroupsService(groupReads(db), users);
@@ -110,11 +107,11 @@ export function createServices(deps: ServiceDeps) {
     developers,
     assistant,
     points: new PointsService(db),
-    sessions: new SessionsService(db, clock),
+    sessions: new SessionsService(db, work, clock),
     csrf: new PageCsrf(deps.encryptionKey, config.publicUrl.startsWith('https://')),
     outbox: new OutboxService(db),
     delivery,
-    dispatcher: new WebhookDispatcher(db, clock, box, metrics, config, invalidations),
+    dispatcher: new WebhookDispatcher(db, work, clock, box, metrics, config, invalidations),
     oauth,
     payments: new PaymentsService(db, clock, oauth, config),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),

@@ -27,6 +27,14 @@ export class UnitOfWork {
   ) {}
 
   async run<T>(fn: (w: Work) => Promise<T>): Promise<T> {
+    return (await this.runTouching(fn)).result;
+  }
+
+  /**
+   * `run`, also answering the keys the write touched (announced all the same), for a caller that
+   * reports them: the event batches, whose two pipelines test/events-differential.test.ts compares.
+   */
+  async runTouching<T>(fn: (w: Work) => Promise<T>): Promise<{ result: T; touched: string[] }> {
     const now = this.clock.now();
     const touched = new Set<string>();
     const hooks: (() => void)[] = [];
@@ -38,8 +46,9 @@ export class UnitOfWork {
         return fn({ tx, now, touch: (key) => touched.add(key), afterCommit: (hook) => hooks.push(hook) });
       }),
     );
-    this.invalidations.announce([...touched]);
+    const keys = [...touched];
+    this.invalidations.announce(keys);
     for (const hook of hooks) hook();
-    return result;
+    return { result, touched: keys };
   }
 }

@@ -8,6 +8,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import type { DB } from '../../db/types.js';
+import type { UnitOfWork } from '../../db/work.js';
 import type { Metrics } from '../../http/metrics.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
@@ -104,6 +105,7 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly db: Db,
+    private readonly work: UnitOfWork,
     private readonly clock: Clock,
     private readonly box: SecretBox,
     private readonly metrics: Metrics,
@@ -249,7 +251,8 @@ export class WebhookDispatcher {
       now,
     });
     this.metrics.webhookAttempts.inc({ outcome: attempt.ok ? 'delivered' : 'failed' });
-    await this.db.k.transaction().execute(async (tx) => {
+    // Recorded at the attempt's start (`now`), not at the commit's.
+    await this.work.run(async ({ tx }) => {
       await tx
         .insertInto('webhook_deliveries')
         .values({

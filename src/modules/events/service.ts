@@ -3,10 +3,9 @@
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Db } from '../../db/connect.js';
+import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
-import type { Clock } from '../../lib/clock.js';
 import { hasNul } from '../../lib/nul.js';
-import { retryOnConflict } from '../../db/retry.js';
 import type { EventHandler } from './define.js';
 import { applySetBased } from './pipeline.js';
 import { applyOneByOne } from './reference.js';
@@ -42,10 +41,9 @@ export class EventsService {
 
   constructor(
     private readonly db: Db,
-    private readonly clock: Clock,
+    private readonly work: UnitOfWork,
     handlers: readonly EventHandler[],
     private readonly onOutcome: (type: string, outcome: EventOutcome) => void = () => undefined,
-    private readonly onChanged: (keys: string[]) => void = () => undefined,
   ) {
     this.handlers = new Map(handlers.map((h) => [h.type, h]));
   }
@@ -71,33 +69,19 @@ export class EventsService {
 
   /** `received` as the request gave it: validated here whole before anything applies. */
   async ingest(received: readonly unknown[]): Promise<BatchResult> {
-    const { result, touched } = await this.apply(received, 'set-based');
-    if (touched.length > 0) this.onChanged(touched);
-    return result;
+    return (await this.apply(received, 'set-based')).result;
   }
 
-  /** Applies the batch the way `mode` says; answers the result and the cache keys it touched (not announced). */
+  /** Applies the batch the way `mode` says; answers the result and the cache keys it touched (announced after commit). */
   async apply(received: readonly unknown[], mode: ApplyMode): Promise<{ result: BatchResult; touched: string[] }> {
     const checked = this.validate(received);
     const steps: Step[] = await Promise.all(
       checked.map(async ({ event, handler }) => ({ event, handler, apply: await handler.prepare(event.data) })),
     );
-    const now = this.clock.now();
-    const touched = new Set<string>();
-    const touch = (key: string) => {
-      touched.add(key);
-    };
     const applyAll = mode === 'set-based' ? applySetBased : applyOneByOne;
-    const hooks: (() => void)[] = [];
-    const afterCommit = (hook: () => void) => hooks.push(hook);
-    const outcomes = await retryOnConflict(() =>
-      this.db.k.transaction().execute((tx) => {
-        touched.clear();
-        hooks.length = 0;
-        return applyAll({ tx, now, touch, afterCommit, dialect: this.db.dialect }, steps);
-      }),
+    const { result: outcomes, touched } = await this.work.runTouching((w) =>
+      applyAll({ ...w, dialect: this.db.dialect }, steps),
     );
-    for (const hook of hooks) hook();
     const result: BatchResult = { applied: 0, duplicates: 0, refused: [] };
     outcomes.forEach((o, i) => {
       const event = steps[i]?.event;
@@ -106,6 +90,6 @@ export class EventsService {
       else result.refused.push({ id: event?.id ?? '', reason: o.reason });
       this.onOutcome(event?.type ?? '', o.kind);
     });
-    return { result, touched: [...touched] };
+    return { result, touched };
   }
 }

@@ -4,6 +4,7 @@
 // (RFC 7009) for clients that use them.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { safeEqual, sha256Hex, type SecretBox } from '../../lib/crypto.js';
@@ -35,6 +36,7 @@ export interface AppRef {
 export class OAuthService {
   constructor(
     private readonly db: Db,
+    private readonly work: UnitOfWork,
     private readonly clock: Clock,
     private readonly box: SecretBox,
     private readonly tokens: AccessTokens,
@@ -129,7 +131,7 @@ export class OAuthService {
     // Checked before the code is used: a wrong verifier (someone else holding the code) spends nothing.
     if (!verifierMatches(code.code_challenge, p.code_verifier)) throw new AppError(Errors.codeInvalid);
     const family = { family_id: code.family_id, app_id: code.app_id, user_id: code.user_id, scope: code.scope };
-    const won = await this.db.k.transaction().execute(async (tx) => {
+    const won = await this.work.run(async ({ tx }) => {
       if (!(await repo.useCode(tx, hash, now))) return false;
       await repo.insertFamily(tx, family, now);
       return true;

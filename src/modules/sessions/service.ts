@@ -1,6 +1,7 @@
 // Operator-issued sessions: the application signs a user in to the authorize page and the
 // developer site by setting this cookie in its in-app browser.
 import type { Db } from '../../db/connect.js';
+import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
@@ -13,19 +14,20 @@ export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 export class SessionsService {
   constructor(
     private readonly db: Db,
+    private readonly work: UnitOfWork,
     private readonly clock: Clock,
   ) {}
 
   async create(userId: string): Promise<{ cookie: string; expires_at: string }> {
-    const now = this.clock.now();
     const token = newSecretToken();
-    const expiresAt = now + SESSION_TTL_MS;
-    await this.db.k.transaction().execute(async (tx) => {
+    const expiresAt = await this.work.run(async ({ tx, now }) => {
       if (!(await usersExist(tx, [userId]))) throw new AppError(Errors.unknownUser);
+      const expires = now + SESSION_TTL_MS;
       await tx
         .insertInto('sessions')
-        .values({ session_hash: sha256Hex(token), user_id: userId, expires_at: expiresAt, created_at: now })
+        .values({ session_hash: sha256Hex(token), user_id: userId, expires_at: expires, created_at: now })
         .execute();
+      return expires;
     });
     return { cookie: `${SESSION_COOKIE}=${token}`, expires_at: new Date(expiresAt).toISOString() };
   }
