@@ -1,5 +1,6 @@
-// Users' messages and button presses, as the application reports them: recorded, and turned into
-// Updates for the bots the delivery rules allow (delivery/fanout.ts), in the same transaction.
+// Users' messages and button presses, as the application reports them: recorded, and handed to the
+// delivery queue (delivery's fanOutMessage and fanOutCallback), which turns them into Updates for
+// the bots the delivery rules allow, in the same transaction.
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
 import type { AssistantService, VettedUrls } from '../assistant/index.js';
@@ -47,7 +48,7 @@ export function chatEvents(assistant: AssistantService) {
           created_at: now,
         };
         await repo.insertChatMessage(tx, { ...message, mention_user_ids: JSON.stringify(mentions) });
-        await fanOutMessage(ctx, message);
+        await fanOutMessage(ctx, message, () => repo.messageNumber(tx, d.message_id));
         if (toAssistant(d)) {
           await assistant.receive(
             ctx,

@@ -8,3 +8,13 @@ export const chatMessageExists = async (tx: Kysely<DB>, messageId: string): Prom
 export async function insertChatMessage(tx: Kysely<DB>, m: ChatMessagesTable): Promise<void> {
   await tx.insertInto('chat_messages').values(m).execute();
 }
+
+/** The Telegram number the store gave a user's message when it was recorded (migration 0005). */
+export const messageNumber = async (tx: Kysely<DB>, messageId: string): Promise<number> =>
+  (
+    await tx
+      .selectFrom('chat_messages')
+      .select('telegram_message_id')
+      .where('message_id', '=', messageId)
+      .executeTakeFirstOrThrow()
+  ).telegram_message_id;

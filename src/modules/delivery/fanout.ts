@@ -1,7 +1,7 @@
 // Turns users' messages and button presses into Updates for the bots that may receive them, in
 // the event's own transaction; the wake-up keys are announced after commit.
 import type { Kysely } from 'kysely';
-import type { ChatMessagesTable, DB } from '../../db/types.js';
+import type { DB } from '../../db/types.js';
 import { findBot, privateAllowed } from '../bots/index.js';
 import type { EventContext } from '../events/index.js';
 import {
@@ -9,9 +9,10 @@ import {
   type BotUser,
   chatUsers,
   findOutbox,
-  groupTitle,
+  messageOf,
   messageView,
   type MessageView,
+  type UserMessage,
 } from '../messaging/index.js';
 import { isFollowing } from '../users/index.js';
 import * as repo from './repo.js';
@@ -19,9 +20,6 @@ import { deliverable } from './rules.js';
 
 export const UPDATES_KEY_PREFIX = 'updates:';
 export const updatesKey = (botUserId: string): string => `${UPDATES_KEY_PREFIX}${botUserId}`;
-
-/** A user's message as the event gave it (the stored row keeps the mentions as JSON text). */
-export type UserMessage = Omit<ChatMessagesTable, 'mention_user_ids'> & { mention_user_ids: readonly string[] };
 
 async function recipients(tx: Kysely<DB>, m: UserMessage): Promise<string[]> {
   const incoming = { chatType: m.chat_type, kind: m.kind, mentionUserIds: m.mention_user_ids };
@@ -38,34 +36,6 @@ async function recipients(tx: Kysely<DB>, m: UserMessage): Promise<string[]> {
     .filter((b) => b.bot_user_id !== m.from_user_id)
     .filter((b) => deliverable(incoming, b.bot_user_id, b.permission !== null))
     .map((b) => b.bot_user_id);
-}
-
-async function messageOf(tx: Kysely<DB>, m: UserMessage): Promise<MessageView> {
-  const users = new Map(
-    (await chatUsers(tx, [m.from_user_id, ...m.mention_user_ids])).map((u) => [u.user_id, botUser(u)]),
-  );
-  const user = (id: string): BotUser => users.get(id) ?? { user_id: id, name: '', address: '', pic: '', is_bot: false };
-  const from = user(m.from_user_id);
-  return {
-    message_id: m.message_id,
-    telegram_message_id: await repo.chatMessageNumber(tx, m.message_id),
-    text: m.text,
-    text_raw: m.text,
-    kind: m.kind,
-    mention_users: m.mention_user_ids.map(user),
-    from,
-    // In a private chat the chat is the other user, as the bot sees it.
-    chat:
-      m.chat_type === 'private'
-        ? { id: from.user_id, type: 'private', title: from.name }
-        : {
-            id: m.group_id ?? '',
-            type: 'group',
-            title: (m.group_id === null ? '' : await groupTitle(tx, m.group_id)) ?? '',
-          },
-    date: Math.floor(m.created_at / 1000),
-    reply_markup: null,
-  };
 }
 
 /** The older callback format's fields, kept beside the Update for webhook receivers that want them. */
@@ -106,10 +76,14 @@ async function store(
   ctx.touch(updatesKey(botUserId));
 }
 
-export async function fanOutMessage(ctx: EventContext, m: UserMessage): Promise<void> {
+/**
+ * A user's message, just recorded: an Update for each bot the delivery rules let receive it.
+ * `number` reads the message's number, needed only when some bot receives it.
+ */
+export async function fanOutMessage(ctx: EventContext, m: UserMessage, number: () => Promise<number>): Promise<void> {
   const bots = await recipients(ctx.tx, m);
   if (bots.length === 0) return;
-  const message = await messageOf(ctx.tx, m);
+  const message = await messageView(ctx.tx, messageOf({ user: m, number: await number() }));
   for (const bot of bots) await store(ctx, bot, { message });
 }
 
@@ -128,7 +102,7 @@ export async function fanOutCallback(
   const callback_query = {
     id: c.callback_id,
     from: botUser(clicker),
-    message: await messageView(ctx.tx, sent),
+    message: await messageView(ctx.tx, messageOf({ bot: sent })),
     data: c.data,
   };
   await store(ctx, sent.from_user_id, { callback_query });

@@ -15,16 +15,6 @@ export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
     .where('group_members.group_id', '=', groupId)
     .execute();
 
-/** The Telegram number the store gave a user's message when it was recorded (migration 0005). */
-export const chatMessageNumber = async (tx: Kysely<DB>, messageId: string): Promise<number> =>
-  (
-    await tx
-      .selectFrom('chat_messages')
-      .select('telegram_message_id')
-      .where('message_id', '=', messageId)
-      .executeTakeFirstOrThrow()
-  ).telegram_message_id;
-
 /** Takes the bot's next Update id (ids rise by one per bot). */
 export async function nextUpdateId(tx: Kysely<DB>, botUserId: string): Promise<number> {
   const row = await tx
@@ -138,6 +128,37 @@ export async function answerCallbackQuery(
     .set({ answered_at: now, answer_text: answer.text, show_alert: answer.showAlert ? 1 : 0 })
     .where('callback_id', '=', callbackId)
     .where('answered_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** A webhook delivery attempt of the bot, by its number in the delivery log. */
+export const findDelivery = (tx: Kysely<DB>, botUserId: string, seq: number) =>
+  tx
+    .selectFrom('webhook_deliveries')
+    .select(['seq', 'update_id', 'error', 'payload'])
+    .where('bot_user_id', '=', botUserId)
+    .where('seq', '=', seq)
+    .executeTakeFirst();
+
+/** Whether a later attempt of the same Update got through. */
+export const laterSuccess = async (tx: Kysely<DB>, botUserId: string, updateId: number, seq: number) =>
+  (await tx
+    .selectFrom('webhook_deliveries')
+    .select('seq')
+    .where('bot_user_id', '=', botUserId)
+    .where('update_id', '=', updateId)
+    .where('seq', '>', seq)
+    .where('error', 'is', null)
+    .executeTakeFirst()) !== undefined;
+
+/** Makes a queued Update due now; false when it is no longer queued. */
+export async function retryNow(tx: Kysely<DB>, botUserId: string, updateId: number, now: number): Promise<boolean> {
+  const r = await tx
+    .updateTable('updates')
+    .set({ next_attempt_at: now })
+    .where('bot_user_id', '=', botUserId)
+    .where('update_id', '=', updateId)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }

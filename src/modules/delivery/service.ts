@@ -245,6 +245,34 @@ export class DeliveryService {
     };
   }
 
+  /**
+   * Sends a failed delivery's Update again, now: at once if it is still queued (skipping the
+   * backoff), else queued anew from the copy the failed attempt kept.
+   */
+  async redeliverIn(
+    w: Work,
+    bot: { bot_user_id: string; webhook_url: string | null },
+    deliveryId: number,
+  ): Promise<void> {
+    const botId = bot.bot_user_id;
+    const d = await repo.findDelivery(w.tx, botId, deliveryId);
+    if (d === undefined) throw new AppError(Errors.unknownDelivery);
+    if (d.error === null || (await repo.laterSuccess(w.tx, botId, d.update_id, d.seq))) {
+      throw new AppError(Errors.deliveryNotFailed);
+    }
+    if (bot.webhook_url === null) throw new AppError(Errors.webhookNotSet);
+    if (!(await repo.retryNow(w.tx, botId, d.update_id, w.now))) {
+      if (d.payload === null) throw new AppError(Errors.deliveryNotFailed);
+      await repo.insertUpdate(w.tx, {
+        bot_user_id: botId,
+        update_id: d.update_id,
+        payload: d.payload,
+        created_at: w.now,
+      });
+    }
+    w.touch(updatesKey(botId));
+  }
+
   async answerCallbackQuery(botId: string, callbackId: string, text: string | null, showAlert: boolean): Promise<true> {
     const query = await repo.findCallbackQuery(this.db.k, callbackId);
     if (query?.bot_user_id !== botId) throw new AppError(Errors.unknownCallbackQuery);

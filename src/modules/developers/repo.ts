@@ -81,14 +81,6 @@ export const recentDeliveries = (tx: Kysely<DB>, botUserId: string, limit: numbe
     .limit(limit)
     .execute();
 
-export const findDelivery = (tx: Kysely<DB>, botUserId: string, seq: number) =>
-  tx
-    .selectFrom('webhook_deliveries')
-    .select(['seq', 'update_id', 'error', 'payload'])
-    .where('bot_user_id', '=', botUserId)
-    .where('seq', '=', seq)
-    .executeTakeFirst();
-
 /** When a webhook delivery of the bot last got through (within the kept delivery log). */
 export const lastSuccessAt = async (tx: Kysely<DB>, botUserId: string): Promise<number | null> =>
   (
@@ -101,24 +93,3 @@ export const lastSuccessAt = async (tx: Kysely<DB>, botUserId: string): Promise<
       .limit(1)
       .executeTakeFirst()
   )?.created_at ?? null;
-
-export const laterSuccess = async (tx: Kysely<DB>, botUserId: string, updateId: number, seq: number) =>
-  (await tx
-    .selectFrom('webhook_deliveries')
-    .select('seq')
-    .where('bot_user_id', '=', botUserId)
-    .where('update_id', '=', updateId)
-    .where('seq', '>', seq)
-    .where('error', 'is', null)
-    .executeTakeFirst()) !== undefined;
-
-/** Makes a queued Update due now; false when it is no longer queued. */
-export async function retryNow(tx: Kysely<DB>, botUserId: string, updateId: number, now: number): Promise<boolean> {
-  const r = await tx
-    .updateTable('updates')
-    .set({ next_attempt_at: now })
-    .where('bot_user_id', '=', botUserId)
-    .where('update_id', '=', updateId)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}

@@ -24,7 +24,7 @@ import {
   replaceRedirectUris,
 } from '../apps/index.js';
 import { type ApplicationView, type BotsService, permissionsOf } from '../bots/index.js';
-import { type DeliveryService, insertUpdate, updatesKey, type VettedWebhookUrl } from '../delivery/index.js';
+import type { DeliveryService, VettedWebhookUrl } from '../delivery/index.js';
 import { telegramToken } from '../telegram/index.js';
 import * as repo from './repo.js';
 import * as rules from './rules.js';
@@ -277,23 +277,7 @@ export class DevelopersService {
    * backoff), else queued anew from the copy the failed attempt kept.
    */
   async redeliver(w: Work, ownerUserId: string, botUserId: string, deliveryId: number): Promise<void> {
-    const bot = await this.ownedBot(w.tx, ownerUserId, botUserId);
-    const d = await repo.findDelivery(w.tx, botUserId, deliveryId);
-    if (d === undefined) throw new AppError(Errors.unknownDelivery);
-    if (d.error === null || (await repo.laterSuccess(w.tx, botUserId, d.update_id, d.seq))) {
-      throw new AppError(Errors.deliveryNotFailed);
-    }
-    if (bot.webhook_url === null) throw new AppError(Errors.webhookNotSet);
-    if (!(await repo.retryNow(w.tx, botUserId, d.update_id, w.now))) {
-      if (d.payload === null) throw new AppError(Errors.deliveryNotFailed);
-      await insertUpdate(w.tx, {
-        bot_user_id: botUserId,
-        update_id: d.update_id,
-        payload: d.payload,
-        created_at: w.now,
-      });
-    }
-    w.touch(updatesKey(botUserId));
+    await this.delivery.redeliverIn(w, await this.ownedBot(w.tx, ownerUserId, botUserId), deliveryId);
   }
 
   private async ownedBot(q: Kysely<DB>, ownerUserId: string, botUserId: string) {

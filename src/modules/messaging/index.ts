@@ -1,12 +1,13 @@
-// messaging owns sends of both generations and the bot send/edit core (outbox_messages, idempotency_keys), markup and keyboards.
+// messaging owns sends of both generations and the bot send/edit core (outbox_messages, idempotency_keys), the bot core's Message (messageOf, its one builder), markup and keyboards.
 // The module's public surface: other modules and the composition root import it only from here.
 export { parseKeyboard } from './keyboard.js';
 export type { InlineKeyboard, KeyboardButton } from './keyboard.js';
 export { isColor, isHttpsUrl, layout, parseMarkup, renderMarkup } from './markup.js';
 export type { ImageBlock, Segment } from './markup.js';
 export { numberOf } from './numbers.js';
-export { chatUsers, findOutbox, findOutboxRef, groupTitle, insertOutbox } from './repo.js';
-export type { OutboxRow } from './repo.js';
+export { messageOf } from './message.js';
+export type { Message, UserMessage } from './message.js';
+export { chatUsers, findOutbox, findOutboxRef, insertOutbox } from './repo.js';
 export { botContent } from './richtext/parse-mode.js';
 export { messagingRoutes } from './routes.js';
 export { MessagingService } from './service.js';

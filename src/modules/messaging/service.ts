@@ -3,8 +3,8 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
-import { retryOnConflict } from '../../db/retry.js';
 import type { DB, GroupRole } from '../../db/types.js';
+import { UnitOfWork } from '../../db/work.js';
 import { MEMBER_KEY_PREFIX, memberKey, USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import { TtlCache } from '../../lib/ttl-lru.js';
 import { AppError, Errors } from '../../errors.js';
@@ -17,11 +17,11 @@ import { findGroup } from '../groups/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
 import type { InlineKeyboard } from './keyboard.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
+import { messageOf, type Message } from './message.js';
 import { nextMessageNumbers } from './numbers.js';
 import { messagingStatements, type MessagingStatements } from './reads.js';
 import { OutboxWriter } from './outbox-writer.js';
 import * as repo from './repo.js';
-import { messageView, type MessageView } from './view.js';
 
 export const MIN_IMAGE_LEVEL = 2;
 const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
@@ -54,7 +54,7 @@ export interface SendInput extends Content {
 export type OutboxInsert = Omit<repo.OutboxRow, 'seq'>;
 
 export interface Sent {
-  row: OutboxInsert;
+  message: Message;
   replayed: boolean;
 }
 
@@ -77,6 +77,7 @@ const showsImage = (c: Content, markup: Markup | null): boolean =>
 export class MessagingService {
   private readonly st: MessagingStatements;
   private readonly writer: OutboxWriter;
+  private readonly work: UnitOfWork;
   private readonly members: TtlCache<SenderInGroup>;
 
   constructor(
@@ -89,6 +90,7 @@ export class MessagingService {
   ) {
     this.st = messagingStatements(db);
     this.writer = new OutboxWriter(db);
+    this.work = new UnitOfWork(db, clock, invalidations);
     this.members = new TtlCache(MEMBERSHIP_TTL_MS, 100_000, () => clock.now());
     // A membership entry holds the sender's level too: a level change drops the user's entries.
     invalidations.listen((key) => {
@@ -203,7 +205,7 @@ export class MessagingService {
       if (key === undefined) return undefined;
       const id = await repo.idempotentMessage(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
       const row = id === undefined ? undefined : await repo.findOutbox(tx, id);
-      return row === undefined ? undefined : { row, replayed: true };
+      return row === undefined ? undefined : { message: messageOf({ bot: row }), replayed: true };
     };
     const earlier = await replay(this.db.k);
     if (earlier !== undefined) return earlier;
@@ -214,29 +216,22 @@ export class MessagingService {
     const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now(), number);
     if (key === undefined) {
       await this.writer.write(row);
-      return { row, replayed: false };
+      return { message: messageOf({ bot: row }), replayed: false };
     }
-    return retryOnConflict(() =>
-      this.db.k.transaction().execute(async (tx) => {
-        const raced = await replay(tx);
-        if (raced !== undefined) return raced;
-        await repo.insertOutbox(tx, [row]);
-        await repo.rememberIdempotent(
-          tx,
-          scope,
-          key,
-          row.message_id,
-          row.created_at,
-          row.created_at - IDEMPOTENCY_WINDOW_MS,
-        );
-        return { row, replayed: false };
-      }),
-    );
-  }
-
-  /** The bot API's Message for a sent row. */
-  view(row: OutboxInsert): Promise<MessageView> {
-    return messageView(this.db.k, row);
+    return this.work.run(async ({ tx }) => {
+      const raced = await replay(tx);
+      if (raced !== undefined) return raced;
+      await repo.insertOutbox(tx, [row]);
+      await repo.rememberIdempotent(
+        tx,
+        scope,
+        key,
+        row.message_id,
+        row.created_at,
+        row.created_at - IDEMPOTENCY_WINDOW_MS,
+      );
+      return { message: messageOf({ bot: row }), replayed: false };
+    });
   }
 
   /** A bot's broadcast to its followers (needs the subscription_account permission). */
@@ -247,13 +242,12 @@ export class MessagingService {
       perSecond: this.config.limits.botPerSecond,
       burst: this.config.limits.botPerSecond,
     });
-    return this.db.k.transaction().execute(async (tx) => {
+    return this.work.run(async ({ tx, now }) => {
       if (!(await permissionsOf(tx, botId)).includes('subscription_account')) {
         throw new AppError(Errors.permissionRequired, 'sendMessageToFans needs the subscription_account permission');
       }
       const bot = await findUser(tx, botId);
       if (showsImage(c, markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL) throw new AppError(Errors.imageLevel);
-      const now = this.clock.now();
       const fans = await repo.followerIds(tx, botId);
       const numbers = await nextMessageNumbers(tx, this.db.dialect, fans.length);
       await repo.insertOutbox(
@@ -265,22 +259,16 @@ export class MessagingService {
   }
 
   /** Replaces the text (and keyboard) of one of the bot's own messages (its platform id or Telegram number). */
-  async edit(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<MessageView> {
-    return messageView(this.db.k, await this.editRow(sender, chat, messageId, c));
-  }
-
-  /** The edit itself; answers the stored row, for each surface to present. */
-  async editRow(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<repo.OutboxRow> {
+  async edit(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<Message> {
     const from = senderOf(sender);
     const markup = parseRich(c);
-    return this.db.k.transaction().execute(async (tx) => {
+    return this.work.run(async ({ tx, now }) => {
       const row = await repo.findOutboxRef(tx, messageId);
       const chatId = row?.chat_type === 'group' ? row.group_id : row?.to_user_id;
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
       await this.admit(from, chat, showsImage(c, markup));
-      const now = this.clock.now();
       const next = this.row(sender, chat, c, markup, [], now, row.telegram_message_id);
       await repo.editOutbox(tx, row.message_id, {
         content: next.content,
@@ -291,7 +279,7 @@ export class MessagingService {
       });
       const stored = await repo.findOutbox(tx, row.message_id);
       if (stored === undefined) throw new Error('outbox row vanished inside its transaction');
-      return stored;
+      return messageOf({ bot: stored });
     });
   }
 

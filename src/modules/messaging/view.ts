@@ -1,11 +1,11 @@
-// The Message object of the bot API (decisions.md section 2), built from an outbox row.
+// The platform's Message object (decisions.md section 2): the bot core's Message (message.ts) as
+// the native bot methods answer it and as stored Updates keep it, with its people and chat named.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
-import { parseIdList } from '../../lib/json.js';
-import { parseKeyboard, type InlineKeyboard } from './keyboard.js';
+import type { InlineKeyboard } from './keyboard.js';
 import { parseMarkup, type Segment } from './markup.js';
-import { isMedium } from './media.js';
-import { chatUsers, groupTitle, type OutboxRow } from './repo.js';
+import type { Message } from './message.js';
+import { chatUsers, groupTitle } from './repo.js';
 
 export interface BotUser {
   user_id: string;
@@ -50,39 +50,33 @@ export function plainText(content: string, rich: boolean): string {
   return parsed.ok ? parsed.markup.segments.map(segmentText).join('') : content;
 }
 
-const keyboardOf = (json: string | null): InlineKeyboard | null => {
-  const parsed = parseKeyboard(json);
-  return parsed.ok ? parsed.keyboard : null;
-};
-
-export async function messageView(tx: Kysely<DB>, row: Omit<OutboxRow, 'seq'>): Promise<MessageView> {
-  const mentions = parseIdList(row.mention_user_ids);
-  const other = row.chat_type === 'private' ? (row.to_user_id ?? '') : '';
+export async function messageView(tx: Kysely<DB>, m: Message): Promise<MessageView> {
+  const other = m.chat.type === 'private' ? m.chat.id : '';
   const users = new Map(
-    (await chatUsers(tx, [row.from_user_id, ...mentions, ...(other === '' ? [] : [other])])).map((u) => [u.user_id, u]),
+    (await chatUsers(tx, [m.fromUserId, ...m.mentionUserIds, ...(other === '' ? [] : [other])])).map((u) => [
+      u.user_id,
+      u,
+    ]),
   );
   const user = (id: string) => {
     const u = users.get(id);
     return u === undefined ? unknownUser(id) : botUser(u);
   };
   const chat =
-    row.chat_type === 'private'
+    m.chat.type === 'private'
       ? { id: other, type: 'private' as const, title: users.get(other)?.name ?? '' }
-      : {
-          id: row.group_id ?? '',
-          type: 'group' as const,
-          title: (row.group_id === null ? undefined : await groupTitle(tx, row.group_id)) ?? '',
-        };
+      : { id: m.chat.id, type: 'group' as const, title: (await groupTitle(tx, m.chat.id)) ?? '' };
   return {
-    message_id: row.message_id,
-    telegram_message_id: row.telegram_message_id,
-    text: plainText(row.content, row.normalized !== null),
-    text_raw: row.content,
-    kind: isMedium(row.object_name) ? row.object_name : row.normalized === null ? 'text' : 'richtext',
-    mention_users: mentions.map(user),
-    from: user(row.from_user_id),
+    message_id: m.messageId,
+    // Every Message this presents was built from a row, which has its number.
+    telegram_message_id: m.number ?? 0,
+    text: plainText(m.content, m.rich),
+    text_raw: m.content,
+    kind: m.kind,
+    mention_users: m.mentionUserIds.map(user),
+    from: user(m.fromUserId),
     chat,
-    date: Math.floor((row.edited_at ?? row.created_at) / 1000),
-    reply_markup: keyboardOf(row.reply_markup),
+    date: Math.floor((m.editedAt ?? m.sentAt) / 1000),
+    reply_markup: m.replyMarkup,
   };
 }

@@ -1,9 +1,11 @@
 // The one place that shows the platform's objects in Telegram's shapes (telegram-api.md "Objects"):
-// User, Chat, Message, CallbackQuery, Update. The core hands over rows and stored Updates; the
-// numbers they need are read in one batch per kind (a Directory), never the objects again.
+// User, Chat, Message, CallbackQuery, Update. The second presenter of the bot core: it shows the
+// core's Message (messaging's messageOf, from a sent or edited message or a stored Update) as the
+// native surface does as its own; the numbers and names they need are read in one batch per kind
+// (a Directory), never the objects again.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
-import { type InlineKeyboard, type OutboxRow, parseKeyboard } from '../messaging/index.js';
+import { type InlineKeyboard, type Message, messageOf } from '../messaging/index.js';
 import type { UpdateObject } from '../delivery/index.js';
 import { textAndEntities, type MessageEntity } from './entities.js';
 import * as repo from './repo.js';
@@ -47,23 +49,10 @@ export interface TgCallbackQuery {
 export type TgUpdate =
   { update_id: number; message: TgMessage } | { update_id: number; callback_query: TgCallbackQuery };
 
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
 /** A bot's username: libraries match `/command@username` with it. */
 export const botUsername = (telegramId: number): string => `bot${telegramId}`;
-
-/** What a message is, in the platform's ids: from a bot's outbox row or a stored Update's Message. */
-export interface MessageFacts {
-  messageId: string;
-  /** Known when the caller has it (a row); else read by `messageId`. */
-  number?: number;
-  fromUserId: string;
-  /** The chat as the receiving side sees it: a group, or the other user of a private chat. */
-  chat: { type: 'group' | 'private'; id: string };
-  date: number;
-  editDate?: number;
-  content: string;
-  rich: boolean;
-  replyMarkup: InlineKeyboard | null;
-}
 
 type Users = Awaited<ReturnType<typeof repo.usersByIds>>;
 type Groups = Awaited<ReturnType<typeof repo.groupsByIds>>;
@@ -92,11 +81,15 @@ export class Directory {
     );
   }
 
-  static forFacts(tx: Kysely<DB>, facts: readonly MessageFacts[], moreUsers: readonly string[] = []) {
+  /** For showing `messages` (and `moreUsers`); a message without its number is numbered from here. */
+  static forMessages(tx: Kysely<DB>, messages: readonly Message[], moreUsers: readonly string[] = []) {
     return Directory.load(tx, {
-      users: [...moreUsers, ...facts.flatMap((f) => [f.fromUserId, ...(f.chat.type === 'private' ? [f.chat.id] : [])])],
-      groups: facts.flatMap((f) => (f.chat.type === 'group' ? [f.chat.id] : [])),
-      messages: facts.filter((f) => f.number === undefined).map((f) => f.messageId),
+      users: [
+        ...moreUsers,
+        ...messages.flatMap((m) => [m.fromUserId, ...(m.chat.type === 'private' ? [m.chat.id] : [])]),
+      ],
+      groups: messages.flatMap((m) => (m.chat.type === 'group' ? [m.chat.id] : [])),
+      messages: messages.filter((m) => m.number === undefined).map((m) => m.messageId),
     });
   }
 
@@ -109,7 +102,7 @@ export class Directory {
       : { id: u.telegram_id, is_bot: false, first_name: u.name };
   }
 
-  chat(chat: MessageFacts['chat']): TgChat {
+  chat(chat: Message['chat']): TgChat {
     if (chat.type === 'private') {
       const u = this.user(chat.id);
       return { id: u.id, type: 'private', first_name: u.first_name };
@@ -118,18 +111,18 @@ export class Directory {
     return { id: g?.telegram_id ?? 0, type: 'supergroup', title: g?.name ?? '' };
   }
 
-  message(f: MessageFacts): TgMessage {
-    const { text, entities } = textAndEntities(f.content, f.rich);
-    const keyboard = f.replyMarkup === null ? undefined : telegramKeyboard(f.replyMarkup);
+  message(m: Message): TgMessage {
+    const { text, entities } = textAndEntities(m.content, m.rich);
+    const keyboard = m.replyMarkup === null ? undefined : telegramKeyboard(m.replyMarkup);
     return {
-      message_id: f.number ?? this.messages.get(f.messageId) ?? 0,
-      from: this.user(f.fromUserId),
-      chat: this.chat(f.chat),
-      date: f.date,
+      message_id: m.number ?? this.messages.get(m.messageId) ?? 0,
+      from: this.user(m.fromUserId),
+      chat: this.chat(m.chat),
+      date: seconds(m.sentAt),
       text,
       ...(entities.length > 0 ? { entities } : {}),
       ...(keyboard !== undefined ? { reply_markup: keyboard } : {}),
-      ...(f.editDate !== undefined ? { edit_date: f.editDate } : {}),
+      ...(m.editedAt !== null ? { edit_date: seconds(m.editedAt) } : {}),
     };
   }
 }
@@ -149,56 +142,22 @@ const telegramKeyboard = (k: InlineKeyboard) =>
     ? undefined
     : { inline_keyboard: k.inline_keyboard.map((row) => row.map(telegramButton)) };
 
-const seconds = (ms: number): number => Math.floor(ms / 1000);
-
-/** A bot's message as stored, seen from its chat (in a private chat, the chat is the other user). */
-export function factsOfRow(row: Omit<OutboxRow, 'seq'>): MessageFacts {
-  const keyboard = parseKeyboard(row.reply_markup);
-  return {
-    messageId: row.message_id,
-    number: row.telegram_message_id,
-    fromUserId: row.from_user_id,
-    chat:
-      row.chat_type === 'group'
-        ? { type: 'group', id: row.group_id ?? '' }
-        : { type: 'private', id: row.to_user_id ?? '' },
-    date: seconds(row.created_at),
-    ...(row.edited_at !== null ? { editDate: seconds(row.edited_at) } : {}),
-    content: row.content,
-    rich: row.normalized !== null,
-    replyMarkup: keyboard.ok ? keyboard.keyboard : null,
-  };
-}
-
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
-/** The Message of a stored Update (decisions.md section 2 shape) as facts. */
-function factsOfStored(m: Record<string, unknown>): MessageFacts {
-  const from = isRecord(m.from) ? str(m.from.user_id) : '';
-  const chat = isRecord(m.chat) ? m.chat : {};
-  const keyboard = parseKeyboard(m.reply_markup ?? null);
-  return {
-    messageId: str(m.message_id),
-    // Updates stored before the number was kept in them are numbered from the Directory.
-    ...(typeof m.telegram_message_id === 'number' ? { number: m.telegram_message_id } : {}),
-    fromUserId: from,
-    chat: chat.type === 'group' ? { type: 'group', id: str(chat.id) } : { type: 'private', id: str(chat.id) },
-    date: typeof m.date === 'number' ? m.date : 0,
-    content: str(m.text_raw),
-    rich: m.kind === 'richtext',
-    replyMarkup: keyboard.ok ? keyboard.keyboard : null,
-  };
+/** One Message, as sendMessage and the edit methods answer it. */
+export async function presentMessage(tx: Kysely<DB>, m: Message): Promise<TgMessage> {
+  return (await Directory.forMessages(tx, [m])).message(m);
 }
 
 interface StoredParts {
   updateId: number;
-  message?: MessageFacts;
-  callback?: { id: string; fromUserId: string; data: string; message: MessageFacts };
+  message?: Message;
+  callback?: { id: string; fromUserId: string; data: string; message: Message };
 }
 
 function partsOf(u: UpdateObject): StoredParts {
-  if (isRecord(u.message)) return { updateId: u.update_id, message: factsOfStored(u.message) };
+  if (isRecord(u.message)) return { updateId: u.update_id, message: messageOf({ stored: u.message }) };
   const q = isRecord(u.callback_query) ? u.callback_query : {};
   return {
     updateId: u.update_id,
@@ -206,7 +165,7 @@ function partsOf(u: UpdateObject): StoredParts {
       id: str(q.id),
       fromUserId: isRecord(q.from) ? str(q.from.user_id) : '',
       data: str(q.data),
-      message: factsOfStored(isRecord(q.message) ? q.message : {}),
+      message: messageOf({ stored: isRecord(q.message) ? q.message : {} }),
     },
   };
 }
@@ -214,15 +173,15 @@ function partsOf(u: UpdateObject): StoredParts {
 /** Stored Updates in Telegram's shape; one Directory for the whole batch. */
 export async function presentUpdates(tx: Kysely<DB>, updates: readonly UpdateObject[]): Promise<TgUpdate[]> {
   const parts = updates.map(partsOf);
-  const facts = parts.flatMap((p) => [p.message ?? p.callback?.message].filter((f) => f !== undefined));
-  const dir = await Directory.forFacts(
+  const messages = parts.flatMap((p) => [p.message ?? p.callback?.message].filter((m) => m !== undefined));
+  const dir = await Directory.forMessages(
     tx,
-    facts,
+    messages,
     parts.flatMap((p) => (p.callback === undefined ? [] : [p.callback.fromUserId])),
   );
   return parts.map((p): TgUpdate => {
     if (p.callback === undefined)
-      return { update_id: p.updateId, message: dir.message(p.message ?? factsOfStored({})) };
+      return { update_id: p.updateId, message: dir.message(p.message ?? messageOf({ stored: {} })) };
     const message = dir.message(p.callback.message);
     return {
       update_id: p.updateId,

@@ -8,7 +8,6 @@ import {
   findOutboxRef,
   type InlineKeyboard,
   isHttpsUrl,
-  type OutboxRow,
   parseKeyboard,
   parseMarkup,
   renderMarkup,
@@ -17,7 +16,7 @@ import { IdParam, resolveChat } from '../chats.js';
 import { markupOfEntities, type MessageEntity } from '../entities.js';
 import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
-import { Directory, factsOfRow } from '../presenter.js';
+import { presentMessage } from '../presenter.js';
 import { MessageSchema } from '../schema.js';
 
 const Text = Type.String({ minLength: 1, maxLength: 5000 });
@@ -78,11 +77,6 @@ function contentOf(
   return rich === undefined ? botContent('text', text, keyboard) : botContent('richtext', rich, keyboard);
 }
 
-async function present(call: MethodCall, row: Omit<OutboxRow, 'seq'>) {
-  const facts = factsOfRow(row);
-  return (await Directory.forFacts(call.s.db.k, [facts])).message(facts);
-}
-
 async function send(call: MethodCall, chat: ChatRef, content: Content) {
   const sent = await call.s.messaging.send(call.credential, {
     ...content,
@@ -91,7 +85,7 @@ async function send(call: MethodCall, chat: ChatRef, content: Content) {
     idempotencyKey: call.idempotencyKey,
   });
   if (sent.replayed) call.replayed();
-  return present(call, sent.row);
+  return presentMessage(call.s.db.k, sent.message);
 }
 
 const SendMessageParams = Type.Object({
@@ -200,8 +194,8 @@ export const messageMethods = [
     run: async (call, p) => {
       const { chat, messageId } = await target(call, p);
       const keyboard = keyboardOf(p.reply_markup);
-      const row = await call.s.messaging.editRow(call.credential, chat, messageId, contentOf(p.text, p, keyboard));
-      return present(call, row);
+      const edited = await call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard));
+      return presentMessage(call.s.db.k, edited);
     },
   }),
   method({
@@ -218,14 +212,14 @@ export const messageMethods = [
       const current = await findOutboxRef(call.s.db.k, messageId);
       if (current === undefined) throw badRequest('message to edit not found');
       const keyboard = keyboardOf(p.reply_markup);
-      const row = await call.s.messaging.editRow(call.credential, chat, messageId, {
+      const edited = await call.s.messaging.edit(call.credential, chat, messageId, {
         objectName: current.object_name,
         rich: current.normalized !== null,
         title: current.title,
         content: current.content,
         replyMarkup: keyboard,
       });
-      return present(call, row);
+      return presentMessage(call.s.db.k, edited);
     },
   }),
   method({
