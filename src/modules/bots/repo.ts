@@ -1,38 +1,29 @@
 import type { Kysely } from 'kysely';
+import { countOf, insertNew, insertRow } from '../../db/rows.js';
 import type { ApplicationStatus, DB, Permission } from '../../db/types.js';
 import { isFollowing } from '../users/index.js';
 
 export const findBot = (tx: Kysely<DB>, botUserId: string) =>
   tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();
 
-export const countBotsOf = async (tx: Kysely<DB>, ownerUserId: string): Promise<number> =>
-  (
-    await tx
-      .selectFrom('bots')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('owner_user_id', '=', ownerUserId)
-      .executeTakeFirstOrThrow()
-  ).n;
+export const countBotsOf = (tx: Kysely<DB>, ownerUserId: string) =>
+  countOf(tx.selectFrom('bots').where('owner_user_id', '=', ownerUserId));
 
-export async function insertBot(
+export const insertBot = (
   tx: Kysely<DB>,
   bot: { bot_user_id: string; app_id: string; owner_user_id: string; evm_address: string; description: string },
   now: number,
-): Promise<void> {
-  await tx
-    .insertInto('bots')
-    .values({
-      ...bot,
-      private_message_policy: 'everyone',
-      group_invite_policy: 'everyone',
-      payload_format: 'update',
-      webhook_url: null,
-      webhook_key_enc: null,
-      last_update_id: 0,
-      created_at: now,
-    })
-    .execute();
-}
+) =>
+  insertRow(tx, 'bots', {
+    ...bot,
+    private_message_policy: 'everyone',
+    group_invite_policy: 'everyone',
+    payload_format: 'update',
+    webhook_url: null,
+    webhook_key_enc: null,
+    last_update_id: 0,
+    created_at: now,
+  });
 
 /** Whether `userId` may join a group invited by `inviterId`: only bots restrict who invites them. */
 export async function mayInviteBot(tx: Kysely<DB>, userId: string, inviterId: string | undefined): Promise<boolean> {
@@ -56,11 +47,10 @@ export const permissionsOf = async (tx: Kysely<DB>, botUserId: string): Promise<
   ).map((r) => r.permission);
 
 export async function grantPermission(tx: Kysely<DB>, botUserId: string, permission: Permission, now: number) {
-  await tx
-    .insertInto('bot_permissions')
-    .values({ bot_user_id: botUserId, permission, granted_at: now })
-    .onConflict((oc) => oc.columns(['bot_user_id', 'permission']).doNothing())
-    .execute();
+  await insertNew(tx, 'bot_permissions', { bot_user_id: botUserId, permission, granted_at: now }, [
+    'bot_user_id',
+    'permission',
+  ]);
 }
 
 const applicationColumns = ['id', 'bot_user_id', 'permission', 'status', 'note', 'created_at', 'decided_at'] as const;
@@ -77,16 +67,12 @@ export const pendingApplication = (tx: Kysely<DB>, botUserId: string, permission
     .where('status', '=', 'pending')
     .executeTakeFirst();
 
-export async function insertApplication(
+export const insertApplication = (
   tx: Kysely<DB>,
   a: { id: string; bot_user_id: string; permission: Permission },
   now: number,
-): Promise<void> {
-  await tx
-    .insertInto('permission_applications')
-    .values({ ...a, status: 'pending', note: null, created_at: now, decided_at: null })
-    .execute();
-}
+) =>
+  insertRow(tx, 'permission_applications', { ...a, status: 'pending', note: null, created_at: now, decided_at: null });
 
 export async function decideApplication(
   tx: Kysely<DB>,

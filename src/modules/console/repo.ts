@@ -1,6 +1,7 @@
 // What the operator console reads and writes besides the domain services: its sessions, the audit
 // trail, the bot and app search, and a bot's delivery counts.
 import { sql, type Kysely } from 'kysely';
+import { countOf } from '../../db/rows.js';
 import type { AuditLogTable, DB } from '../../db/types.js';
 
 export async function insertSession(
@@ -60,16 +61,8 @@ export const ownerOfBot = async (q: Kysely<DB>, botUserId: string): Promise<stri
     ?.owner_user_id;
 
 /** Updates waiting for the bot (by long polling or its webhook). */
-export const pendingUpdates = async (q: Kysely<DB>, botUserId: string): Promise<number> =>
-  Number(
-    (
-      await q
-        .selectFrom('updates')
-        .select((e) => e.fn.countAll().as('n'))
-        .where('bot_user_id', '=', botUserId)
-        .executeTakeFirstOrThrow()
-    ).n,
-  );
+export const pendingUpdates = (q: Kysely<DB>, botUserId: string) =>
+  countOf(q.selectFrom('updates').where('bot_user_id', '=', botUserId));
 
 /** Webhook delivery attempts since `since` (ms), and how many failed. */
 export async function deliveriesSince(q: Kysely<DB>, botUserId: string, since: number) {

@@ -63,9 +63,9 @@ export const groupEvents = [
       const users = d.invited_by === undefined ? [d.user_id] : [d.user_id, d.invited_by];
       if (!(await usersExist(tx, users))) return 'unknown_user';
       const role = d.role ?? 'member';
-      const current = await repo.membership(tx, d.group_id, d.user_id);
+      const current = await repo.roleIn(tx, d.group_id, d.user_id);
       if (current !== undefined) {
-        if (current.role !== role) {
+        if (current !== role) {
           await repo.setRole(tx, d.group_id, d.user_id, role);
           touch(memberKey(d.group_id, d.user_id));
         }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { bump, lockRow, type Deltas } from '../../db/counters.js';
+import { deleteRow, insertRow } from '../../db/rows.js';
 import type { DB, GroupRole, GroupRow } from '../../db/types.js';
 
 /** Share URLs are matched after trimming blanks and trailing slashes. */
@@ -42,24 +43,22 @@ export async function upsertGroup(tx: Kysely<DB>, g: GroupFields): Promise<void>
     .execute();
 }
 
-export const membership = (tx: Kysely<DB>, groupId: string, userId: string) =>
-  tx
-    .selectFrom('group_members')
-    .select(['role'])
-    .where('group_id', '=', groupId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
+/** The user's role in the group; undefined when not a member. */
+export const roleIn = async (tx: Kysely<DB>, groupId: string, userId: string): Promise<GroupRole | undefined> =>
+  (
+    await tx
+      .selectFrom('group_members')
+      .select('role')
+      .where('group_id', '=', groupId)
+      .where('user_id', '=', userId)
+      .executeTakeFirst()
+  )?.role;
 
-export async function addMember(
+export const addMember = (
   tx: Kysely<DB>,
   m: { group_id: string; user_id: string; role: GroupRole; invited_by: string | null },
   now: number,
-): Promise<void> {
-  await tx
-    .insertInto('group_members')
-    .values({ ...m, joined_at: now })
-    .execute();
-}
+) => insertRow(tx, 'group_members', { ...m, joined_at: now });
 
 export async function setRole(tx: Kysely<DB>, groupId: string, userId: string, role: GroupRole): Promise<void> {
   await tx
@@ -71,14 +70,8 @@ export async function setRole(tx: Kysely<DB>, groupId: string, userId: string, r
 }
 
 /** Removes the membership; false when there was none. */
-export async function removeMember(tx: Kysely<DB>, groupId: string, userId: string): Promise<boolean> {
-  const r = await tx
-    .deleteFrom('group_members')
-    .where('group_id', '=', groupId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
-}
+export const removeMember = (tx: Kysely<DB>, groupId: string, userId: string) =>
+  deleteRow(tx, 'group_members', { group_id: groupId, user_id: userId });
 
 export const bumpGroup = (tx: Kysely<DB>, groupId: string, deltas: Deltas<'groups'>) =>
   bump(tx, 'groups', 'group_id', groupId, deltas);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { bump, type Deltas } from '../../db/counters.js';
+import { deleteRow, insertNew, insertRow } from '../../db/rows.js';
 import type { DB } from '../../db/types.js';
 
 export const findMoment = (tx: Kysely<DB>, momentId: string) =>
@@ -9,29 +10,16 @@ export const findMoment = (tx: Kysely<DB>, momentId: string) =>
     .where('moment_id', '=', momentId)
     .executeTakeFirst();
 
-export async function createMoment(tx: Kysely<DB>, momentId: string, authorId: string, now: number): Promise<void> {
-  await tx.insertInto('moments').values({ moment_id: momentId, author_id: authorId, created_at: now }).execute();
-}
+export const createMoment = (tx: Kysely<DB>, momentId: string, authorId: string, now: number) =>
+  insertRow(tx, 'moments', { moment_id: momentId, author_id: authorId, created_at: now });
 
 /** Records the like; false when the user already liked the moment. */
-export async function addLike(tx: Kysely<DB>, momentId: string, userId: string, now: number): Promise<boolean> {
-  const r = await tx
-    .insertInto('moment_likes')
-    .values({ moment_id: momentId, user_id: userId, created_at: now })
-    .onConflict((oc) => oc.columns(['moment_id', 'user_id']).doNothing())
-    .executeTakeFirst();
-  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
-}
+export const addLike = (tx: Kysely<DB>, momentId: string, userId: string, now: number) =>
+  insertNew(tx, 'moment_likes', { moment_id: momentId, user_id: userId, created_at: now }, ['moment_id', 'user_id']);
 
 /** Removes the like; false when there was none. */
-export async function removeLike(tx: Kysely<DB>, momentId: string, userId: string): Promise<boolean> {
-  const r = await tx
-    .deleteFrom('moment_likes')
-    .where('moment_id', '=', momentId)
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
-}
+export const removeLike = (tx: Kysely<DB>, momentId: string, userId: string) =>
+  deleteRow(tx, 'moment_likes', { moment_id: momentId, user_id: userId });
 
 export const bumpMoment = (tx: Kysely<DB>, momentId: string, deltas: Deltas<'moments'>) =>
   bump(tx, 'moments', 'moment_id', momentId, deltas);

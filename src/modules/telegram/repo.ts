@@ -1,38 +1,37 @@
 // The Telegram surface's reads and its own state (commands, allowed_updates). Numbers are read by
 // the platform's ids in batches: a presentation costs one query per kind of object.
 import type { Kysely } from 'kysely';
+import { countOf, forIds } from '../../db/rows.js';
 import type { DB } from '../../db/types.js';
 
+export { roleIn as roleOf } from '../groups/index.js';
+
 export const usersByIds = (tx: Kysely<DB>, ids: readonly string[]) =>
-  ids.length === 0
-    ? Promise.resolve([])
-    : tx
-        .selectFrom('users')
-        .select(['user_id', 'telegram_id', 'name', 'is_bot'])
-        .where('user_id', 'in', [...new Set(ids)])
-        .execute();
+  forIds(ids, (some) =>
+    tx.selectFrom('users').select(['user_id', 'telegram_id', 'name', 'is_bot']).where('user_id', 'in', some).execute(),
+  );
 
 export const groupsByIds = (tx: Kysely<DB>, ids: readonly string[]) =>
-  ids.length === 0
-    ? Promise.resolve([])
-    : tx
-        .selectFrom('groups')
-        .select(['group_id', 'telegram_id', 'name', 'owner_id'])
-        .where('group_id', 'in', [...new Set(ids)])
-        .execute();
+  forIds(ids, (some) =>
+    tx
+      .selectFrom('groups')
+      .select(['group_id', 'telegram_id', 'name', 'owner_id'])
+      .where('group_id', 'in', some)
+      .execute(),
+  );
 
 /** Telegram message ids of users' and bots' messages, by the platform's message ids. */
 export async function messageNumbers(tx: Kysely<DB>, ids: readonly string[]): Promise<Map<string, number>> {
-  if (ids.length === 0) return new Map();
-  const unique = [...new Set(ids)];
-  const rows = await tx
-    .selectFrom('outbox_messages')
-    .select(['message_id', 'telegram_message_id'])
-    .where('message_id', 'in', unique)
-    .unionAll(
-      tx.selectFrom('chat_messages').select(['message_id', 'telegram_message_id']).where('message_id', 'in', unique),
-    )
-    .execute();
+  const rows = await forIds(ids, (some) =>
+    tx
+      .selectFrom('outbox_messages')
+      .select(['message_id', 'telegram_message_id'])
+      .where('message_id', 'in', some)
+      .unionAll(
+        tx.selectFrom('chat_messages').select(['message_id', 'telegram_message_id']).where('message_id', 'in', some),
+      )
+      .execute(),
+  );
   return new Map(rows.map((r) => [r.message_id, r.telegram_message_id]));
 }
 
@@ -45,24 +44,8 @@ export const groupIdByNumber = async (tx: Kysely<DB>, n: number) =>
 export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
   (await tx.selectFrom('users').select('telegram_id').where('user_id', '=', userId).executeTakeFirst())?.telegram_id;
 
-export const roleOf = async (tx: Kysely<DB>, groupId: string, userId: string) =>
-  (
-    await tx
-      .selectFrom('group_members')
-      .select('role')
-      .where('group_id', '=', groupId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst()
-  )?.role;
-
-export const memberCount = async (tx: Kysely<DB>, groupId: string): Promise<number> =>
-  (
-    await tx
-      .selectFrom('group_members')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('group_id', '=', groupId)
-      .executeTakeFirstOrThrow()
-  ).n;
+export const memberCount = (tx: Kysely<DB>, groupId: string) =>
+  countOf(tx.selectFrom('group_members').where('group_id', '=', groupId));
 
 /** The oldest update id among the last `count` pending ones of a bot, if any are pending. */
 export const lastPendingFrom = async (tx: Kysely<DB>, botUserId: string, count: number) => {

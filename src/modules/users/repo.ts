@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { bump, type Deltas } from '../../db/counters.js';
+import { deleteRow, insertNew } from '../../db/rows.js';
 import type { DB, UserRow } from '../../db/types.js';
 
 export type UserFields = Omit<UserRow, 'created_at' | 'updated_at'>;
@@ -67,24 +68,15 @@ export const bumpUserStats = (tx: Kysely<DB>, userId: string, deltas: Deltas<'us
   bump(tx, 'user_stats', 'user_id', userId, deltas);
 
 /** Inserts the follow edge; false when it already existed. */
-export async function addFollow(tx: Kysely<DB>, followerId: string, followedId: string, now: number) {
-  const r = await tx
-    .insertInto('follows')
-    .values({ follower_id: followerId, followed_id: followedId, created_at: now })
-    .onConflict((oc) => oc.columns(['follower_id', 'followed_id']).doNothing())
-    .executeTakeFirst();
-  return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
-}
+export const addFollow = (tx: Kysely<DB>, followerId: string, followedId: string, now: number) =>
+  insertNew(tx, 'follows', { follower_id: followerId, followed_id: followedId, created_at: now }, [
+    'follower_id',
+    'followed_id',
+  ]);
 
 /** Removes the follow edge; false when there was none. */
-export async function removeFollow(tx: Kysely<DB>, followerId: string, followedId: string) {
-  const r = await tx
-    .deleteFrom('follows')
-    .where('follower_id', '=', followerId)
-    .where('followed_id', '=', followedId)
-    .executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
-}
+export const removeFollow = (tx: Kysely<DB>, followerId: string, followedId: string) =>
+  deleteRow(tx, 'follows', { follower_id: followerId, followed_id: followedId });
 
 export const isFollowing = async (tx: Kysely<DB>, followerId: string, followedId: string): Promise<boolean> =>
   (await tx
