@@ -1,11 +1,13 @@
 import { Type } from 'typebox';
 import { operatorErrors, strict } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
+import { DESCRIPTION_MAX, NAME_MAX, REDIRECT_URIS_MAX, URL_MAX } from '../../lib/input-rules.js';
 import { Id } from '../../lib/schemas.js';
 import type { Services } from '../../services.js';
 
-const Name = Type.String({ minLength: 1, maxLength: 64 });
-const RedirectUri = Type.String({ pattern: '^https?://', maxLength: 2048 });
+// The shapes, for validation and /openapi.json; the service applies the rest of lib/input-rules.ts.
+const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
+const RedirectUri = Type.String({ pattern: '^https?://', maxLength: URL_MAX });
 
 export function appRoutes(app: App, s: Services): void {
   app.post(
@@ -15,7 +17,7 @@ export function appRoutes(app: App, s: Services): void {
         tags: ['Operator'],
         summary: 'Create an application for login and payment',
         body: Type.Object(
-          { owner_user_id: Id, name: Name, redirect_uris: Type.Array(RedirectUri, { maxItems: 20 }) },
+          { owner_user_id: Id, name: Name, redirect_uris: Type.Array(RedirectUri, { maxItems: REDIRECT_URIS_MAX }) },
           strict,
         ),
         response: {
@@ -34,7 +36,7 @@ export function appRoutes(app: App, s: Services): void {
         tags: ['Operator'],
         summary: 'Create a bot (at most 5 per owner)',
         body: Type.Object(
-          { owner_user_id: Id, name: Name, description: Type.Optional(Type.String({ maxLength: 512 })) },
+          { owner_user_id: Id, name: Name, description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })) },
           strict,
         ),
         response: {

@@ -1,10 +1,12 @@
-// Developer applications and bots: creation and their credentials. The operator surface, the
-// developer site and the assistant all go through this service.
+// Developer applications and bots: creation and their credentials. The operator surface, the CLI,
+// the developer site and the assistant all go through this service, which applies the rules of
+// lib/input-rules.ts to what they pass.
 import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type { UnitOfWork, Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
+import * as rules from '../../lib/input-rules.js';
 import { newApiKey, newAppId, newAppSecret, newBotUserId, newEvmAddress } from '../../lib/ids.js';
 import { appKey } from '../../lib/invalidation.js';
 import { countBotsOf, insertBot } from '../bots/index.js';
@@ -64,12 +66,14 @@ export class AppsService {
   }
 
   async createAppIn(w: Work, input: NewAppInput): Promise<IssuedCredentials> {
+    const name = rules.name(input.name);
+    const redirectUris = rules.redirectUris(input.redirect_uris);
     const { plain, stored } = this.credentials();
     if (!(await usersExist(w.tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
     await insertApp(
       w.tx,
-      { app_id: plain.app_id, kind: 'app', owner_user_id: input.owner_user_id, name: input.name, ...stored },
-      input.redirect_uris,
+      { app_id: plain.app_id, kind: 'app', owner_user_id: input.owner_user_id, name, ...stored },
+      redirectUris,
       w.now,
     );
     return plain;
@@ -82,6 +86,8 @@ export class AppsService {
 
   async createBotIn(w: Work, input: NewBotInput): Promise<NewBot> {
     const { tx, now } = w;
+    const name = rules.name(input.name);
+    const description = rules.description(input.description ?? '');
     const { plain, stored } = this.credentials();
     const botUserId = newBotUserId();
     const evmAddress = newEvmAddress();
@@ -95,7 +101,7 @@ export class AppsService {
       tx,
       {
         user_id: botUserId,
-        name: input.name,
+        name,
         wallet_address: evmAddress,
         avatar: '',
         level: 1,
@@ -107,7 +113,7 @@ export class AppsService {
     await setWallet(tx, botUserId, 1, evmAddress);
     await insertApp(
       tx,
-      { app_id: plain.app_id, kind: 'bot', owner_user_id: input.owner_user_id, name: input.name, ...stored },
+      { app_id: plain.app_id, kind: 'bot', owner_user_id: input.owner_user_id, name, ...stored },
       [],
       now,
     );
@@ -118,7 +124,7 @@ export class AppsService {
         app_id: plain.app_id,
         owner_user_id: input.owner_user_id,
         evm_address: evmAddress,
-        description: input.description ?? '',
+        description,
       },
       now,
     );

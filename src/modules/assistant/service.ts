@@ -1,10 +1,11 @@
 // The bot-creation assistant: a built-in bot users talk to in private chat, in the style of a
 // bot-father. Each message it gets is one turn: it reads where the conversation stands, acts
-// through the developers' service (which holds every rule), answers into the outbox and saves
-// the new state, all in the transaction of the event batch that brought the message.
+// through the developers' service (what may be typed is checked by lib/input-rules.ts), answers
+// into the outbox and saves the new state, all in the transaction of the event batch that brought the message.
 import type { Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { newId } from '../../lib/ids.js';
+import * as rules from '../../lib/input-rules.js';
 import { ASSISTANT_USER_ID } from '../../db/migrations/0003_developers.js';
 import type { DeliveryService, VettedWebhookUrl } from '../delivery/index.js';
 import type { AppSummary, DevelopersService } from '../developers/index.js';
@@ -143,7 +144,7 @@ export class AssistantService {
         // The name is checked now, so a bad one is asked again before the description.
         return {
           reply: 'Good. Now send a short description of the bot, or /skip.',
-          next: { step: 'newbot_description', name: this.developers.checkName(text) },
+          next: { step: 'newbot_description', name: rules.name(text) },
         };
       case 'newbot_description':
         return this.newBot(t, state.name, text);

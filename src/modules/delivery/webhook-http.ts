@@ -7,6 +7,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { webUrl } from '../../lib/input-rules.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -66,25 +67,15 @@ function literalIp(hostname: string): string | undefined {
   return isIP(bare) === 0 ? undefined : bare;
 }
 
-/** The checks that need no DNS: parses, scheme, and literal IP hosts. */
 /** Names the setting, so a developer trying a local receiver knows what to change. */
 export const INSECURE_REFUSED =
   'must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development)';
 
+/** The checks that need no DNS: the text, as every URL a developer types (lib/input-rules.ts), and literal IP hosts. */
 function precheck(url: string, allowInsecure: boolean): { url: URL } | { reason: string } {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return { reason: 'is not a valid URL' };
-  }
-  if (allowInsecure) {
-    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-      return { reason: 'must start with http:// or https://' };
-    }
-    return { url: parsed };
-  }
-  if (parsed.protocol !== 'https:') return { reason: INSECURE_REFUSED };
+  const parsed = allowInsecure ? webUrl(url, ['http:', 'https:']) : webUrl(url, ['https:'], INSECURE_REFUSED);
+  if (typeof parsed === 'string') return { reason: parsed };
+  if (allowInsecure) return { url: parsed };
   const ip = literalIp(parsed.hostname);
   if (ip !== undefined && isDisallowedAddress(ip)) return { reason: PRIVATE_ADDRESS };
   return { url: parsed };

@@ -16,6 +16,7 @@ import type {
 import type { Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { userKey } from '../../lib/invalidation.js';
+import * as rules from '../../lib/input-rules.js';
 import {
   appsOf,
   type AppsService,
@@ -27,7 +28,6 @@ import { type ApplicationView, type BotsService, permissionsOf } from '../bots/i
 import type { DeliveryService, VettedWebhookUrl } from '../delivery/index.js';
 import { telegramToken } from '../telegram/index.js';
 import * as repo from './repo.js';
-import * as rules from './rules.js';
 
 const RECENT_DELIVERIES = 20;
 
@@ -179,24 +179,11 @@ export class DevelopersService {
   // Writes.
 
   createApp(w: Work, ownerUserId: string, input: { name: string; redirect_uris: readonly string[] }) {
-    return this.apps.createAppIn(w, {
-      owner_user_id: ownerUserId,
-      name: rules.botName(input.name),
-      redirect_uris: rules.redirectUris(input.redirect_uris),
-    });
+    return this.apps.createAppIn(w, { owner_user_id: ownerUserId, ...input });
   }
 
   createBot(w: Work, ownerUserId: string, input: { name: string; description?: string }): Promise<NewBot> {
-    return this.apps.createBotIn(w, {
-      owner_user_id: ownerUserId,
-      name: rules.botName(input.name),
-      description: rules.description(input.description ?? ''),
-    });
-  }
-
-  /** A bot name as it would be stored, or invalid_request: for a front door that asks step by step. */
-  checkName(text: string): string {
-    return rules.botName(text);
+    return this.apps.createBotIn(w, { owner_user_id: ownerUserId, ...input });
   }
 
   /** Lets a front door say at the start of a conversation that no more bots can be made. */
@@ -233,7 +220,7 @@ export class DevelopersService {
       w.tx,
       bot,
       {
-        name: change.name === undefined ? bot.name : rules.botName(change.name),
+        name: change.name === undefined ? bot.name : rules.name(change.name),
         avatar: change.avatar === undefined ? bot.avatar : rules.avatar(change.avatar),
         description: change.description === undefined ? bot.description : rules.description(change.description),
       },

@@ -1,0 +1,84 @@
+// What a developer may type for an app or a bot: names, descriptions, avatars, redirect URIs and
+// the text of a Webhook URL. One set of rules for every front door (developer site, assistant,
+// operator API, CLI, bot methods); a broken rule names the field. The network checks of a Webhook
+// URL (DNS, private addresses) stay with delivery (modules/delivery/webhook-http.ts).
+import { AppError, Errors } from '../errors.js';
+
+/** Lengths count code points, as JSON Schema's maxLength does. */
+export const NAME_MAX = 64;
+export const DESCRIPTION_MAX = 512;
+export const URL_MAX = 2048;
+export const REDIRECT_URIS_MAX = 20;
+
+// eslint-disable-next-line no-control-regex -- control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+const invalid = (field: string, reason: string): AppError => new AppError(Errors.invalidRequest, `${field}: ${reason}`);
+
+const codePoints = (text: string): number => Array.from(text).length;
+
+/** The name of an app or a bot: one line, trimmed, 1 to 64 characters. */
+export function name(text: string, field = 'name'): string {
+  const n = text.trim();
+  if (n.length === 0) throw invalid(field, 'must not be empty');
+  if (codePoints(n) > NAME_MAX) throw invalid(field, `at most ${NAME_MAX} characters`);
+  if (CONTROL.test(n)) throw invalid(field, 'must be one line of text');
+  return n;
+}
+
+/** A bot's description: trimmed, at most 512 characters, may be empty. */
+export function description(text: string, field = 'description'): string {
+  const d = text.trim();
+  if (codePoints(d) > DESCRIPTION_MAX) throw invalid(field, `at most ${DESCRIPTION_MAX} characters`);
+  if (d.includes('\u0000')) throw invalid(field, 'must not contain U+0000');
+  return d;
+}
+
+export type Scheme = 'https:' | 'http:';
+
+/**
+ * The URL `text` is, when it is an absolute URL of at most 2048 characters with one of `schemes`
+ * and no spaces or control characters; else why not (`wrongScheme` in place of "must start with
+ * https://" when the caller has a more helpful word for it).
+ */
+export function webUrl(text: string, schemes: readonly Scheme[], wrongScheme?: string): URL | string {
+  if (text.length > URL_MAX) return `at most ${URL_MAX} characters`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (!schemes.some((s) => s === url.protocol)) {
+    return wrongScheme ?? `must start with ${schemes.map((s) => `${s}//`).join(' or ')}`;
+  }
+  if (CONTROL.test(text) || /\s/.test(text)) return 'must not contain spaces';
+  return url;
+}
+
+function checkedUrl(field: string, text: string, schemes: readonly Scheme[]): URL {
+  const url = webUrl(text, schemes);
+  if (typeof url === 'string') throw invalid(field, url);
+  return url;
+}
+
+/** An avatar is an https image address, or empty for none. */
+export function avatar(text: string, field = 'avatar'): string {
+  const a = text.trim();
+  if (a !== '') checkedUrl(field, a, ['https:']);
+  return a;
+}
+
+/**
+ * Redirect URIs are compared character for character on the authorize page, so they are kept as
+ * typed (trimmed, without repeats or empty lines): at most 20 http(s) addresses without a fragment.
+ */
+export function redirectUris(list: readonly string[], field = 'redirect_uris'): string[] {
+  const uris = [...new Set(list.map((u) => u.trim()).filter((u) => u !== ''))];
+  if (uris.length > REDIRECT_URIS_MAX) throw invalid(field, `at most ${REDIRECT_URIS_MAX}`);
+  for (const uri of uris) {
+    if (checkedUrl(field, uri, ['https:', 'http:']).hash !== '')
+      throw invalid(field, 'must not contain a fragment (#)');
+  }
+  return uris;
+}

@@ -1,0 +1,193 @@
+// One set of rules for what a developer may type (src/lib/input-rules.ts), on every front door:
+// the operator API and the CLI refuse what the developer site and the assistant refuse, with the
+// same words, and keep what they accept in the same form.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runCli } from '../src/cli/run.js';
+import type { Work } from '../src/db/work.js';
+import { AppError } from '../src/errors.js';
+import * as rules from '../src/lib/input-rules.js';
+import { checkWebhookUrl, INSECURE_REFUSED } from '../src/modules/delivery/webhook-http.js';
+import { adminHeaders, describeStores } from './helpers/app.js';
+import { createUsers, type TestUser } from './helpers/factories.js';
+
+/** Inputs the developer site refuses, with the words of the refusal. */
+const APP_REFUSALS: [string, { name: string; redirect_uris: string[] }, string][] = [
+  ['a control character in the name', { name: 'two\nlines', redirect_uris: [] }, 'name: must be one line of text'],
+  ['a blank name', { name: '   ', redirect_uris: [] }, 'name: must not be empty'],
+  [
+    'a redirect URI with a fragment',
+    { name: 'Shop', redirect_uris: ['https://shop.example/cb#x'] },
+    'redirect_uris: must not contain a fragment (#)',
+  ],
+  [
+    'a redirect URI with a space',
+    { name: 'Shop', redirect_uris: ['https://shop.example/a b'] },
+    'redirect_uris: must not contain spaces',
+  ],
+  ['a redirect URI without a host', { name: 'Shop', redirect_uris: ['https://'] }, 'redirect_uris: is not a valid URL'],
+];
+
+const BOT_REFUSALS: [string, { name: string }, string][] = [
+  ['a tab in the name', { name: 'a\tb' }, 'name: must be one line of text'],
+  ['a DEL in the name', { name: 'bot\u007f' }, 'name: must be one line of text'],
+  ['a blank name', { name: ' ' }, 'name: must not be empty'],
+];
+
+/** The refusal `fn` threw, as "id: detail". */
+async function refusal(fn: () => Promise<unknown>): Promise<string> {
+  try {
+    await fn();
+  } catch (e) {
+    if (e instanceof AppError) return `${e.def.id}: ${e.detail ?? ''}`;
+    throw e;
+  }
+  return assert.fail('expected a refusal');
+}
+
+describe('input rules (src/lib/input-rules.ts)', () => {
+  it('names are one trimmed line of 1 to 64 code points', () => {
+    assert.equal(rules.name('  Helper  '), 'Helper');
+    assert.equal(rules.name('🤖'.repeat(64)), '🤖'.repeat(64));
+    assert.throws(() => rules.name('x'.repeat(65)), { message: 'invalid request: name: at most 64 characters' });
+    assert.throws(() => rules.name('a\rb', '--name'), { message: 'invalid request: --name: must be one line of text' });
+  });
+
+  it('a Webhook URL is held to the same text rules as a redirect URI, with its own word for http://', async () => {
+    assert.equal(rules.webUrl('https://a.example/a b', ['https:']), 'must not contain spaces');
+    assert.equal(await checkWebhookUrl('https://a.example/a b', true), 'must not contain spaces');
+    assert.equal(await checkWebhookUrl(`https://a.example/${'x'.repeat(2048)}`, true), 'at most 2048 characters');
+    assert.equal(rules.webUrl('http://a.example/', ['https:']), 'must start with https://');
+    assert.equal(rules.webUrl('http://a.example/', ['https:'], INSECURE_REFUSED), INSECURE_REFUSED);
+    assert.equal(String(rules.webUrl('https://a.example/cb', ['https:'])), 'https://a.example/cb');
+  });
+});
+
+await describeStores('the operator API follows the developer site', (t) => {
+  const s = () => t().services;
+  const run = <T>(fn: (w: Work) => Promise<T>) => s().work.run(fn);
+  const post = async (url: string, payload: Record<string, unknown>) => {
+    const res = await t().app.inject({ method: 'POST', url, headers: adminHeaders, payload });
+    return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
+  };
+  const count = async (table: 'apps' | 'bots') =>
+    Number(
+      (
+        await s()
+          .db.k.selectFrom(table)
+          .select((e) => e.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  let owner: TestUser;
+
+  it('POST /internal/v1/apps refuses what the site refuses: 400 invalid_request with the same words, nothing created', async () => {
+    [owner] = (await createUsers(t().app, 1)) as [TestUser];
+    const before = await count('apps');
+    for (const [what, input, words] of APP_REFUSALS) {
+      assert.equal(
+        await refusal(() => run((w) => s().developers.createApp(w, owner.user_id, input))),
+        `invalid_request: ${words}`,
+        what,
+      );
+      assert.deepEqual(
+        await post('/internal/v1/apps', { owner_user_id: owner.user_id, ...input }),
+        { status: 400, body: { error: 'invalid_request', message: words } },
+        what,
+      );
+    }
+    assert.equal(await count('apps'), before);
+  });
+
+  it('POST /internal/v1/bots refuses what the site and the assistant refuse, nothing created', async () => {
+    const before = await count('bots');
+    for (const [what, input, words] of BOT_REFUSALS) {
+      assert.equal(
+        await refusal(() => run((w) => s().developers.createBot(w, owner.user_id, input))),
+        `invalid_request: ${words}`,
+        what,
+      );
+      assert.deepEqual(
+        await post('/internal/v1/bots', { owner_user_id: owner.user_id, ...input }),
+        { status: 400, body: { error: 'invalid_request', message: words } },
+        what,
+      );
+    }
+    assert.equal(await count('bots'), before);
+  });
+
+  it('keeps names, descriptions and redirect URIs in the form the site keeps them', async () => {
+    const app = await post('/internal/v1/apps', {
+      owner_user_id: owner.user_id,
+      name: '  Shop  ',
+      redirect_uris: ['https://shop.example/cb', 'https://shop.example/cb'],
+    });
+    assert.equal(app.status, 201);
+    const appId = String(app.body.app_id);
+    const view = await s().developers.app(owner.user_id, appId);
+    assert.equal(view.name, 'Shop');
+    assert.deepEqual(view.redirect_uris, ['https://shop.example/cb']);
+    const bot = await post('/internal/v1/bots', {
+      owner_user_id: owner.user_id,
+      name: ' Helper ',
+      description: ' Hi. ',
+    });
+    assert.equal(bot.status, 201);
+    const row = await s()
+      .db.k.selectFrom('bots')
+      .innerJoin('users', 'users.user_id', 'bots.bot_user_id')
+      .select(['users.name', 'bots.description'])
+      .where('bots.bot_user_id', '=', String(bot.body.bot_user_id))
+      .executeTakeFirstOrThrow();
+    assert.deepEqual(row, { name: 'Helper', description: 'Hi.' });
+  });
+});
+
+describe('the CLI follows the developer site', () => {
+  // A store the refusals never open: a command that reached it would fail with exit 1, not 2.
+  const dir = mkdtempSync(join(tmpdir(), 'rules-test-'));
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'missing', 'platform.db')}`, KEY_FILE: join(dir, 'key') };
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const cli = async (...argv: string[]) => {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli(argv, {
+      env,
+      stdout: { write: (text: string) => (stdout += text) },
+      stderr: { write: (text: string) => (stderr += text) },
+    });
+    return { code, stdout, stderr: stderr.split('\n')[0] };
+  };
+
+  it('create-app refuses, before the store opens, what the site refuses (bad usage, exit 2)', async () => {
+    for (const [what, input, words] of APP_REFUSALS) {
+      const uris = input.redirect_uris.flatMap((u) => ['--redirect-uri', u]);
+      const flagged = words.replace(/^name:/, '--name:').replace(/^redirect_uris:/, '--redirect-uri:');
+      assert.deepEqual(
+        await cli('create-app', '--owner', 'someone', '--name', input.name, ...uris),
+        { code: 2, stdout: '', stderr: flagged },
+        what,
+      );
+    }
+  });
+
+  it('create-bot refuses, before the store opens, what the site refuses (bad usage, exit 2)', async () => {
+    for (const [what, input, words] of BOT_REFUSALS) {
+      assert.deepEqual(
+        await cli('create-bot', '--owner', 'someone', '--name', input.name),
+        { code: 2, stdout: '', stderr: words.replace(/^name:/, '--name:') },
+        what,
+      );
+    }
+    assert.deepEqual(await cli('create-bot', '--owner', 'someone', '--name', 'b', '--description', 'd'.repeat(513)), {
+      code: 2,
+      stdout: '',
+      stderr: '--description: at most 512 characters',
+    });
+  });
+});
