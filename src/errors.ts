@@ -10,6 +10,8 @@ export interface ErrorDef {
   readonly message: string;
   /** Login and token errors answer `{code, data: null, message, success: false}` with this code. */
   readonly loginCode?: number;
+  /** Transfer results answer `{code, msg, source}` with this code (the `source` comes as an extra field). */
+  readonly paymentCode?: string;
 }
 
 const def = (id: string, status: number, error: string, message: string): ErrorDef => ({ id, status, error, message });
@@ -20,6 +22,14 @@ const login = (id: string, loginCode: number, message: string, status = 200): Er
   error: status === 200 ? 'OK' : 'Bad Request',
   message,
   loginCode,
+});
+/** A payment error (seed-api.md error codes): a transfer result with this code, HTTP 200. */
+const payment = (id: string, paymentCode: string, message: string): ErrorDef & { readonly paymentCode: string } => ({
+  id,
+  status: 200,
+  error: 'OK',
+  message,
+  paymentCode,
 });
 
 export const Errors = {
@@ -96,6 +106,13 @@ export const Errors = {
   accessTokenExpired: login('access_token_expired', -2013, 'access token expired'),
   accessTokenInvalid: login('access_token_invalid', -2015, 'access token check failed'),
 
+  // Authorized payment (seed-api.md Authorization and payment error codes; decisions.md section 5)
+  paymentAppInvalid: payment('payment_app_invalid', '-2004', 'app_id or app_secret invalid'),
+  paymentTokenMismatch: payment('payment_token_mismatch', '-2006', 'serial_id and one-time token do not match'),
+  paymentTokenExpired: payment('payment_token_expired', '-2006', 'one-time token expired'),
+  transferRepeated: payment('transfer_repeated', '-2016', 'repeated transfer request'),
+  balanceInsufficient: payment('balance_insufficient', '-7048', 'balance insufficient; transfer failed'),
+
   internal: def('internal_error', 500, 'Internal Server Error', 'internal error'),
 } as const;
 
@@ -144,6 +161,9 @@ export function renderError(surface: Surface, e: AppError): Rendered {
   const { def: d, detail, extra, headers } = e;
   if (d.loginCode !== undefined && surface !== 'bot' && surface !== 'telegram') {
     return { status: d.status, headers, body: { code: d.loginCode, data: null, message: d.message, success: false } };
+  }
+  if (d.paymentCode !== undefined && surface !== 'bot' && surface !== 'telegram') {
+    return { status: d.status, headers, body: { code: d.paymentCode, msg: d.message, ...extra } };
   }
   switch (surface) {
     case 'openapi':

@@ -113,7 +113,7 @@ export function createServices(deps: ServiceDeps) {
     delivery,
     dispatcher: new WebhookDispatcher(db, work, clock, box, metrics, config, invalidations),
     oauth,
-    payments: new PaymentsService(db, clock, oauth, config),
+    payments: new PaymentsService(db, work, clock, oauth, config),
     messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
     playground: new PlaygroundService(db, events),
     console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),

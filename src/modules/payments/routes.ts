@@ -1,9 +1,8 @@
-import { Type } from 'typebox';
+// POST /openapi/payment/transfer: the app's server moves the points of an authorized payment.
 import { apiErrors } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
-
-const Text = Type.String({ minLength: 1, maxLength: 512 });
+import { TransferBody, TransferQuery, TransferResult } from './schema.js';
 
 export function paymentRoutes(app: App, s: Services): void {
   app.post(
@@ -12,12 +11,9 @@ export function paymentRoutes(app: App, s: Services): void {
       schema: {
         tags: ['Authorized payment'],
         summary: 'Move the points of an authorized payment (once per serial)',
-        querystring: Type.Object({ app_id: Text, app_secret: Text }),
-        body: Type.Object({ access_token: Text, serial_id: Text }, { additionalProperties: false }),
-        response: {
-          200: Type.Object({ code: Type.String(), msg: Type.String(), source: Type.String() }),
-          401: apiErrors[401],
-        },
+        querystring: TransferQuery,
+        body: TransferBody,
+        response: { 200: TransferResult, 401: apiErrors[401] },
       },
     },
     async (request) => s.payments.transfer({ ...request.query, ...request.body }),

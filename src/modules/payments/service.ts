@@ -2,8 +2,8 @@
 // then asks for the transfer, which moves the points in the double-entry ledger exactly once.
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
-import { retryOnConflict } from '../../db/retry.js';
-import { AppError, Errors } from '../../errors.js';
+import type { UnitOfWork } from '../../db/work.js';
+import { AppError, Errors, type ErrorDef } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
@@ -11,6 +11,8 @@ import { toCents } from '../../lib/money.js';
 import type { AppRef, OAuthService } from '../oauth/index.js';
 import { post, userAccount } from '../points/index.js';
 import { usersExist } from '../users/index.js';
+import * as repo from './repo.js';
+import type { TransferResult } from './schema.js';
 
 /** The origin marker returned with payment results. */
 export const SOURCE = 'open_platform';
@@ -23,20 +25,15 @@ export interface PaymentRequest {
   pay_info: string;
 }
 
-export interface TransferResult {
-  code: string;
-  msg: string;
-  source: string;
-}
+/** A payment error of the registry, answered as the transfer result `{code, msg, source}` (HTTP 200). */
+const refusal = (d: ErrorDef): AppError => new AppError(d, undefined, { source: SOURCE });
 
-const result = (code: string, msg: string): TransferResult => ({ code, msg, source: SOURCE });
-const INSUFFICIENT = result('-7048', 'balance insufficient; transfer failed');
-
-class Insufficient extends Error {}
+const isInsufficient = (e: unknown): e is AppError => e instanceof AppError && e.def === Errors.balanceInsufficient;
 
 export class PaymentsService {
   constructor(
     private readonly db: Db,
+    private readonly work: UnitOfWork,
     private readonly clock: Clock,
     private readonly oauth: OAuthService,
     private readonly config: Pick<Config, 'paymentTokenTtlS'>,
@@ -74,10 +71,8 @@ export class PaymentsService {
     const { cents, payer, receiver } = await this.validate(userId, p, app);
     const token = newSecretToken();
     const serial = newId('pay');
-    const now = this.clock.now();
-    await this.db.k
-      .insertInto('payment_orders')
-      .values({
+    await this.work.run(({ tx, now }) =>
+      repo.insertOrder(tx, {
         serial_id: serial,
         app_id: app.app_id,
         authorizing_user_id: userId,
@@ -92,66 +87,54 @@ export class PaymentsService {
         result_code: null,
         created_at: now,
         completed_at: null,
-      })
-      .execute();
+      }),
+    );
     return { code: token, serial_id: serial, source: SOURCE };
   }
 
+  /**
+   * Moves the points of an authorized order exactly once; every other answer is a payment error
+   * of the registry (-2004, -2006, -2016, -7048).
+   */
   async transfer(p: {
     app_id: string;
     app_secret: string;
     access_token: string;
     serial_id: string;
   }): Promise<TransferResult> {
-    if ((await this.oauth.checkApp(p.app_id, p.app_secret)) === undefined)
-      return result('-2004', 'app_id or app_secret invalid');
-    const now = this.clock.now();
-    const order = await this.db.k
-      .selectFrom('payment_orders')
-      .selectAll()
-      .where('serial_id', '=', p.serial_id)
-      .executeTakeFirst();
+    if ((await this.oauth.checkApp(p.app_id, p.app_secret)) === undefined) throw refusal(Errors.paymentAppInvalid);
+    const order = await repo.findOrder(this.db.k, p.serial_id);
     if (order?.app_id !== p.app_id || order.token_hash !== sha256Hex(p.access_token)) {
-      return result('-2006', 'serial_id and one-time token do not match');
+      throw refusal(Errors.paymentTokenMismatch);
     }
-    if (order.status === 'completed') return result('-2016', 'repeated transfer request');
-    if (order.status === 'failed') return INSUFFICIENT;
-    if (order.token_expires_at <= now) return result('-2006', 'one-time token expired');
+    if (order.status === 'completed') throw refusal(Errors.transferRepeated);
+    if (order.status === 'failed') throw refusal(Errors.balanceInsufficient);
+    if (order.token_expires_at <= this.clock.now()) throw refusal(Errors.paymentTokenExpired);
     try {
-      return await retryOnConflict(() =>
-        this.db.k.transaction().execute(async (tx) => {
-          // Claiming the order first: of two racing requests for one serial, one moves the points.
-          const claimed = await tx
-            .updateTable('payment_orders')
-            .set({ status: 'completed', result_code: '1', completed_at: now })
-            .where('serial_id', '=', order.serial_id)
-            .where('status', '=', 'authorized')
-            .executeTakeFirst();
-          if (Number(claimed.numUpdatedRows) === 0) return result('-2016', 'repeated transfer request');
-          const moved = await post(
-            tx,
-            {
-              kind: 'transfer',
-              reference: order.serial_id,
-              from: { account: userAccount(order.payer_user_id), userId: order.payer_user_id },
-              to: { account: userAccount(order.receiver_user_id), userId: order.receiver_user_id },
-              cents: order.amount_cents,
-            },
-            now,
-          );
-          if (!moved) throw new Insufficient();
-          return result('1', 'success');
-        }),
-      );
+      await this.work.run(async ({ tx, now }) => {
+        // Claiming the order first: of two racing requests for one serial, one moves the points.
+        const claimed = await repo.settleOrder(tx, order.serial_id, 'completed', '1', now);
+        if (!claimed) throw refusal(Errors.transferRepeated);
+        const moved = await post(
+          tx,
+          {
+            kind: 'transfer',
+            reference: order.serial_id,
+            from: { account: userAccount(order.payer_user_id), userId: order.payer_user_id },
+            to: { account: userAccount(order.receiver_user_id), userId: order.receiver_user_id },
+            cents: order.amount_cents,
+          },
+          now,
+        );
+        // Rolls the claim back; the order is then marked failed on its own.
+        if (!moved) throw refusal(Errors.balanceInsufficient);
+      });
     } catch (e) {
-      if (!(e instanceof Insufficient)) throw e;
-      await this.db.k
-        .updateTable('payment_orders')
-        .set({ status: 'failed', result_code: INSUFFICIENT.code, completed_at: now })
-        .where('serial_id', '=', order.serial_id)
-        .where('status', '=', 'authorized')
-        .execute();
-      return INSUFFICIENT;
+      if (!isInsufficient(e)) throw e;
+      const { paymentCode } = Errors.balanceInsufficient;
+      await this.work.run(({ tx, now }) => repo.settleOrder(tx, order.serial_id, 'failed', paymentCode, now));
+      throw e;
     }
+    return { code: '1', msg: 'success', source: SOURCE };
   }
 }
