@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeStores, describeStoresOnFakeClock, startTestApp } from './helpers/app.js';
 import { createApp, createUsers, signedHeaders, type Creds, type TestUser } from './helpers/factories.js';
+import { paramError } from './helpers/outbox.js';
 
 await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, clock) => {
   let creds: Creds;
@@ -14,6 +15,7 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
   };
   const signed = (o: Parameters<typeof signedHeaders>[1] = {}) => signedHeaders(creds, { now: clock.now(), ...o });
   const unauthorized = (message: string) => ({ error: 'Unauthorized', code: 401, message });
+  const keyOnlyGet = (url: string) => t().app.inject({ method: 'GET', url, headers: { 'x-api-key': creds.api_key } });
 
   it('sets up a user and an app', async () => {
     [user] = (await createUsers(t().app, 1)) as [TestUser];
@@ -120,26 +122,13 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
   });
 
   it('a missing user_id is a parameter error with the field named', async () => {
-    const res = await t().app.inject({
-      method: 'GET',
-      url: '/openapi/user/info',
-      headers: { 'x-api-key': creds.api_key },
-    });
+    const res = await keyOnlyGet('/openapi/user/info');
     assert.equal(res.statusCode, 401);
-    assert.deepEqual(res.json(), {
-      error: 'Bad Request',
-      code: 401,
-      message: 'Param error',
-      detail: 'querystring.user_id: required',
-    });
+    assert.deepEqual(res.json(), paramError('querystring.user_id: required'));
   });
 
   it('an unknown user is a 404, not a fabricated profile', async () => {
-    const res = await t().app.inject({
-      method: 'GET',
-      url: '/openapi/user/info?user_id=nobody',
-      headers: { 'x-api-key': creds.api_key },
-    });
+    const res = await keyOnlyGet('/openapi/user/info?user_id=nobody');
     assert.equal(res.statusCode, 404);
     assert.deepEqual(res.json(), { error: 'Not Found', code: 404, message: 'unknown user' });
   });
