@@ -3,6 +3,7 @@
 // bots (chat_messages) and the Message kept in a stored Update. Each surface presents the result:
 // view.ts as the platform's Message (decisions.md section 2, also the form an Update keeps),
 // telegram/presenter.ts as Telegram's.
+import type { ChatMessagesTable } from '../../db/types.js';
 import { parseIdList } from '../../lib/json.js';
 import { parseKeyboard, type InlineKeyboard } from './keyboard.js';
 import { isMedium } from './media.js';
@@ -28,17 +29,7 @@ export interface Message {
 }
 
 /** A user's message as the application reported it (chat_messages), the mentions as a list. */
-export interface UserMessage {
-  message_id: string;
-  chat_type: 'private' | 'group';
-  from_user_id: string;
-  group_id: string | null;
-  to_user_id: string | null;
-  kind: string;
-  text: string;
-  mention_user_ids: readonly string[];
-  created_at: number;
-}
+export type UserMessage = Omit<ChatMessagesTable, 'mention_user_ids'> & { mention_user_ids: readonly string[] };
 
 export type MessageSource =
   /** A bot's own message, sent or edited. */
