@@ -31,8 +31,9 @@ const FAILURES = [
 export const TransferResult = Type.Object({
   code: Type.String({
     description: `"1" on success; otherwise ${FAILURES.map((d) => `${d.paymentCode} (${d.message})`).join(', ')}`,
+    examples: ['1'],
   }),
-  msg: Type.String(),
+  msg: Type.String({ examples: ['success'] }),
   source: Type.String({ description: 'The origin marker' }),
 });
 export type TransferResult = Static<typeof TransferResult>;
