@@ -1,6 +1,8 @@
-// Server-rendered pages (the authorize page, the developer site): escaping by construction, one
-// hashed stylesheet per page family, and the strict headers every page answers with.
+// The one shell of every server-rendered page (the authorize page, the developer site, the console,
+// the playground, the API reference): escaping by construction, one hashed stylesheet per page
+// family, the document around a page's body and the strict headers every page answers with.
 import { hash } from 'node:crypto';
+import type { Lang } from './lang.js';
 
 /** Markup that is already safe to emit. */
 export class Html {
@@ -63,10 +65,13 @@ export class Stylesheet {
   // Built here, not in a template, so formatting a template cannot change the hashed text.
   private readonly element: Html;
 
-  /** `images`: pages that show images from https addresses (avatars). */
+  /**
+   * `images`: pages that show images from https addresses (avatars); `languages`: pages whose
+   * language follows Accept-Language, so caches keep one copy per language.
+   */
   constructor(
     css: string,
-    private readonly images = false,
+    private readonly options: { images?: boolean; languages?: boolean } = {},
   ) {
     this.source = `'sha256-${hash('sha256', css, 'base64')}'`;
     this.element = new Html(`<style>${css}</style>`);
@@ -82,7 +87,7 @@ export class Stylesheet {
       'content-security-policy': [
         "default-src 'none'",
         `style-src ${this.source}`,
-        ...(this.images ? ['img-src https:'] : []),
+        ...(this.options.images === true ? ['img-src https:'] : []),
         ...(script !== undefined ? [`script-src ${script}`, "connect-src 'self'"] : []),
         `form-action ${["'self'", ...formActions].join(' ')}`,
         "frame-ancestors 'none'",
@@ -92,10 +97,11 @@ export class Stylesheet {
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
+      ...(this.options.languages === true ? { vary: 'Accept-Language' } : {}),
     };
   }
 
-  document(title: string, body: Html, lang = 'en'): string {
+  document(title: string, body: Html, lang: Lang = 'en'): string {
     return html`<!doctype html>
       <html lang="${lang}">
         <head>

@@ -1,6 +1,6 @@
 // The pages' language: English or Simplified Chinese, chosen by the request's Accept-Language
 // (highest q wins; ties keep the header's order). Each page family keeps its own dictionary, typed
-// so that both languages have every text.
+// so that both languages have every text, over the texts every family shares (`dictionary`).
 import type { FastifyRequest } from 'fastify';
 
 export const LANGS = ['en', 'zh-CN'] as const;
@@ -25,3 +25,41 @@ export const requestLang = (request: FastifyRequest): Lang => langOf(request.hea
 
 /** A page family's texts in every language; `T` is the English dictionary's shape. */
 export type Dictionary<T> = Record<Lang, T>;
+
+/** The texts of every page family's frame and failures. */
+const common = {
+  signedInAs: 'Signed in as',
+  failed: "That didn't work",
+  badForm: "This form can't be accepted",
+  broken: 'Something went wrong',
+  brokenText: 'The request could not be completed. Please try again in a moment.',
+};
+
+export type CommonTexts = typeof common;
+
+const COMMON: Dictionary<CommonTexts> = {
+  en: common,
+  'zh-CN': {
+    signedInAs: '当前登录：',
+    failed: '操作未成功',
+    badForm: '无法接受此表单',
+    broken: '出了点问题',
+    brokenText: '请求未能完成，请稍后再试。',
+  },
+};
+
+/** A page family's dictionary: its own texts in both languages over the common ones. */
+export const dictionary = <T>(own: Dictionary<T>): Dictionary<CommonTexts & T> => ({
+  en: { ...COMMON.en, ...own.en },
+  'zh-CN': { ...COMMON['zh-CN'], ...own['zh-CN'] },
+});
+
+/** The request's language and its texts in a dictionary. */
+export function textsOf<T>(request: FastifyRequest, texts: Dictionary<T>): { lang: Lang; t: T } {
+  const lang = requestLang(request);
+  return { lang, t: texts[lang] };
+}
+
+/** A text picked by a key from the request (a query parameter); undefined for any other key. */
+export const lookup = (texts: Readonly<Record<string, string>>, key: string | undefined): string | undefined =>
+  key !== undefined && Object.hasOwn(texts, key) ? texts[key] : undefined;

@@ -3,17 +3,12 @@
 // value goes through `html`, which escapes anything that is not already markup.
 import { html, initial, parseUrl, Stylesheet, type Html } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
+import { BASE_CSS } from '../../http/pages/site.js';
 import { TEXTS, type AuthorizeTexts } from './texts.js';
 import type { Scope } from '../oauth/index.js';
 
-// Light and dark palettes; every text colour has at least 4.5:1 contrast on its background and
-// control borders at least 3:1.
-const STYLE = `
-:root{color-scheme:light dark;--bg:#f2f4f7;--card:#fff;--text:#16181d;--muted:#4b5260;--line:#e1e4ea;--control:#7c8494;--accent:#1f4fd1;--accent-hover:#1a43b3;--on-accent:#fff;--soft:#eaf0fd;--danger:#b42318;--danger-soft:#fdecea;--focus:#1f4fd1}
-@media (prefers-color-scheme:dark){:root{--bg:#0f1115;--card:#1a1d23;--text:#eef0f4;--muted:#b3b9c5;--line:#2e333c;--control:#7d8594;--accent:#8aadff;--accent-hover:#a9c2ff;--on-accent:#0b1020;--soft:#222a3d;--danger:#ff9b91;--danger-soft:#3a2220;--focus:#a9c2ff}}
-*{box-sizing:border-box}
-html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-body{margin:0;min-height:100vh;display:flex;justify-content:center;align-items:flex-start;padding:24px 16px;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+// The pages' palette, then the authorize page's own rules: one card, centred, for a phone first.
+const STYLE = `${BASE_CSS}body{margin:0;min-height:100vh;display:flex;justify-content:center;align-items:flex-start;padding:24px 16px;background:var(--bg);color:var(--text);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 @media (min-height:700px){body{align-items:center}}
 .card{width:100%;max-width:440px;background:var(--card);border:1px solid var(--line);border-radius:16px;padding:28px 24px 24px;box-shadow:0 1px 2px rgba(16,24,40,.06),0 10px 28px rgba(16,24,40,.08)}
 .head{display:flex;align-items:center;gap:14px;margin:0 0 20px}
@@ -48,7 +43,7 @@ button{flex:1 1 0;min-height:48px;padding:12px 16px;border-radius:10px;border:1p
 .fine{margin:16px 0 0;font-size:14px;color:var(--muted);overflow-wrap:anywhere}
 `;
 
-const SHEET = new Stylesheet(STYLE);
+const SHEET = new Stylesheet(STYLE, { languages: true });
 
 /** Only a plain scheme://host[:port] may enter the policy (a registered URI's host may hold ';'). */
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d+)?$/;
@@ -59,13 +54,9 @@ const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-
  */
 export function pageHeaders(returnTo?: string): Record<string, string> {
   const url = returnTo === undefined ? undefined : parseUrl(returnTo);
-  // The page's language follows Accept-Language, so caches keep one copy per language.
-  const vary = { vary: 'Accept-Language' };
-  if (url === undefined) return { ...SHEET.headers(), ...vary };
-  return { ...SHEET.headers([PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol]), ...vary };
+  if (url === undefined) return SHEET.headers();
+  return SHEET.headers([PLAIN_ORIGIN.test(url.origin) ? url.origin : url.protocol]);
 }
-
-const document = (title: string, body: Html, lang: Lang = 'en'): string => SHEET.document(title, body, lang);
 
 export interface Party {
   userId: string;
@@ -131,7 +122,7 @@ export function consentPage(v: ConsentView, lang: Lang = 'en'): string {
     ([name, value]) => html`<input type="hidden" name="${name}" value="${value}" /> `,
   );
   const title = v.payment === undefined ? t.signInTo(v.appName) : t.paymentFor(v.appName);
-  return document(
+  return SHEET.document(
     title,
     html`<main class="card" aria-labelledby="title">
       <div class="head">
@@ -160,7 +151,7 @@ export function consentPage(v: ConsentView, lang: Lang = 'en'): string {
 /** Without a live session: the link must be opened in the application's own browser. */
 export function openInAppPage(appName: string, lang: Lang = 'en'): string {
   const t = TEXTS[lang];
-  return document(
+  return SHEET.document(
     t.openInApp,
     html`<main class="card" aria-labelledby="title">
       <div class="head">
@@ -177,8 +168,8 @@ export function openInAppPage(appName: string, lang: Lang = 'en'): string {
   );
 }
 
-export function errorPage(heading: string, message: string): string {
-  return document(
+export function errorPage(heading: string, message: string, lang: Lang = 'en'): string {
+  return SHEET.document(
     heading,
     html`<main class="card" aria-labelledby="title">
       <div class="head">
@@ -186,7 +177,8 @@ export function errorPage(heading: string, message: string): string {
         <h1 id="title">${heading}</h1>
       </div>
       <p>${message}</p>
-      <p class="fine">Return to the app you came from and try again. If this keeps happening, contact its developer.</p>
+      <p class="fine">${TEXTS[lang].tryAgain}</p>
     </main>`,
+    lang,
   );
 }

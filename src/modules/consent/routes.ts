@@ -6,12 +6,13 @@ import { toAppError } from '../../http/errors.js';
 import type { App } from '../../http/types.js';
 import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
-import { requestLang } from '../../http/pages/lang.js';
+import { requestLang, textsOf } from '../../http/pages/lang.js';
 import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { type PaymentRequest, SOURCE } from '../payments/index.js';
 import { type AppRef, AUTHORIZE_PATH, pkceProblem, type Scope, SCOPES } from '../oauth/index.js';
 import { consentPage, errorPage, openInAppPage, pageHeaders, type Party } from './page.js';
+import { TEXTS, type AuthorizeTexts } from './texts.js';
 
 const CSRF_PATH = '/oauth';
 
@@ -34,20 +35,20 @@ const REQUEST_FIELDS = [
 const PAYMENT_FIELDS = ['amount', 'payer_user_id', 'receiver_user_id', 'pay_type', 'pay_info'] as const;
 const SINGLE_FIELDS = new Set<string>([...REQUEST_FIELDS, CSRF_FIELD, 'action']);
 
-const CANT = "This request can't be completed";
+type Said = (t: AuthorizeTexts) => string;
 
-/** A problem shown to the user as an error page with this status. */
+/** A problem shown to the user as an error page with this status, in the page's language. */
 class PageProblem extends Error {
   constructor(
     readonly status: number,
-    readonly heading: string,
-    message: string,
+    readonly heading: Said,
+    readonly said: Said,
   ) {
-    super(message);
+    super(said(TEXTS.en));
   }
 }
 
-const invalid = (message: string) => new PageProblem(400, CANT, message);
+const invalid = (said: Said) => new PageProblem(400, (t) => t.cant, said);
 
 type Fields = Partial<Record<string, string>>;
 
@@ -57,9 +58,9 @@ function fieldsOf(input: unknown): Fields {
   if (typeof input !== 'object' || input === null) return out;
   for (const [key, value] of Object.entries(input)) {
     if (typeof value === 'string') out[key] = value;
-    else if (SINGLE_FIELDS.has(key)) throw invalid(`${key} is given more than once.`);
+    else if (SINGLE_FIELDS.has(key)) throw invalid((t) => t.givenTwice(key));
   }
-  if (hasNul(out)) throw invalid('A parameter contains the character U+0000.');
+  if (hasNul(out)) throw invalid((t) => t.nul);
   return out;
 }
 
@@ -84,26 +85,20 @@ interface AuthorizeRequest {
  */
 async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
   const { app_id: appId, redirect_uri: redirectUri, scope, grant_type: grant } = f;
-  if (appId === undefined || appId === '') throw invalid('app_id is missing.');
-  if (redirectUri === undefined || redirectUri === '') throw invalid('redirect_uri is missing.');
+  if (appId === undefined || appId === '') throw invalid((t) => t.missing('app_id'));
+  if (redirectUri === undefined || redirectUri === '') throw invalid((t) => t.missing('redirect_uri'));
   const app = await s.oauth.appForRedirect(appId, redirectUri);
-  if (app === undefined) {
-    throw invalid(
-      'The app is unknown, or redirect_uri is not an address registered for it (it must match character for character).',
-    );
-  }
-  if (scope === undefined || !isScope(scope)) throw invalid('scope must be moment or payment.');
-  if (grant !== 'authorization_code' && grant !== 'onetime_token') {
-    throw invalid('grant_type must be authorization_code or onetime_token.');
-  }
-  if (grant === 'onetime_token' && scope !== 'payment') throw invalid('grant_type onetime_token needs scope payment.');
-  if (f.response_type !== undefined && f.response_type !== 'code') throw invalid('response_type must be code.');
+  if (app === undefined) throw invalid((t) => t.unknownApp);
+  if (scope === undefined || !isScope(scope)) throw invalid((t) => t.badScope);
+  if (grant !== 'authorization_code' && grant !== 'onetime_token') throw invalid((t) => t.badGrant);
+  if (grant === 'onetime_token' && scope !== 'payment') throw invalid((t) => t.onetimeNeedsPayment);
+  if (f.response_type !== undefined && f.response_type !== 'code') throw invalid((t) => t.badResponseType);
   const pkce = pkceProblem(f.code_challenge, f.code_challenge_method);
-  if (pkce !== undefined) throw invalid(pkce);
+  if (pkce !== undefined) throw invalid(() => pkce);
   let payment: PaymentRequest | undefined;
   if (grant === 'onetime_token') {
     const missing = PAYMENT_FIELDS.filter((k) => f[k] === undefined);
-    if (missing.length > 0) throw invalid(`A payment needs ${missing.join(', ')}.`);
+    if (missing.length > 0) throw invalid((t) => t.paymentNeeds(missing.join(', ')));
     payment = {
       amount: f.amount ?? '',
       payer_user_id: f.payer_user_id ?? '',
@@ -144,26 +139,30 @@ function setPageHeaders(_request: FastifyRequest, reply: FastifyReply, done: () 
 
 /** Every failure of these routes, body parsing included, answers as a page, never as JSON. */
 function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { lang, t } = textsOf(request, TEXTS);
   let status: number;
-  let heading = CANT;
+  let heading = t.cant;
   let message: string;
   if (error instanceof PageProblem) {
-    ({ status, heading, message } = error);
+    status = error.status;
+    heading = error.heading(t);
+    message = error.said(t);
   } else {
     const e = toAppError(error, request.url);
     // Login-flow errors (PaymentsService.validate) carry HTTP 200 for the JSON API; here they are a bad request.
     status = e.def.loginCode !== undefined ? 400 : e.def.status;
     message =
-      e.def.loginCode !== undefined
-        ? `The payment request is invalid (${e.detail ?? e.def.message}).`
-        : `${e.detail ?? e.def.message}.`;
+      e.def.loginCode !== undefined ? t.invalidPayment(e.detail ?? e.def.message) : `${e.detail ?? e.def.message}.`;
     if (status >= 500) {
       request.log.error({ err: error, reqId: request.id }, 'request failed');
-      heading = 'Something went wrong';
-      message = 'The request could not be completed. Please try again in a moment.';
+      heading = t.broken;
+      message = t.brokenText;
     }
   }
-  void reply.code(status).headers(pageHeaders()).send(errorPage(heading, message));
+  void reply
+    .code(status)
+    .headers(pageHeaders())
+    .send(errorPage(heading, message, lang));
 }
 
 /** Hundredths as the page shows them: 2550 -> "25.50", 1200 -> "12" (two decimals or none, like money). */
@@ -250,13 +249,17 @@ export function authorizePageRoutes(app: App, s: Services): void {
       const { session, csrf } = cookiesOf(request);
       const userId = await s.sessions.userOf(session);
       if (userId === undefined || session === undefined) {
-        throw new PageProblem(403, 'You are not signed in', 'Open this page again from the application to continue.');
+        throw new PageProblem(
+          403,
+          (t) => t.notSignedInHeading,
+          (t) => t.notSignedInText,
+        );
       }
       if (!s.csrf.accepts(CSRF_PATH, session, csrf, f[CSRF_FIELD])) {
         throw new PageProblem(
           403,
-          "This form can't be accepted",
-          'It has expired or was not sent from this page. Go back, reload the page and try again.',
+          (t) => t.badForm,
+          (t) => t.badFormText,
         );
       }
       const r = await parseRequest(s, f);
@@ -277,7 +280,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
           return back({ code, userId, source: SOURCE });
         }
         default:
-          throw invalid('action must be allow or cancel.');
+          throw invalid((t) => t.badAction);
       }
     },
   );

@@ -1,5 +1,5 @@
 // The authorize page's texts in English and Simplified Chinese (chosen by Accept-Language).
-import type { Dictionary } from '../../http/pages/lang.js';
+import { dictionary } from '../../http/pages/lang.js';
 
 const en = {
   signInTo: (app: string) => `Sign in to ${app}`,
@@ -22,7 +22,6 @@ const en = {
   from: 'From',
   to: 'To',
   for: 'For',
-  signedInAs: 'Signed in as',
   answerRequest: (app: string) => `Answer the request of ${app}`,
   cancel: 'Cancel',
   allow: 'Allow',
@@ -33,11 +32,26 @@ const en = {
   notSignedIn: 'You are not signed in here. To continue with',
   openInside: 'open this link inside the application, where you are signed in.',
   builtInOnly: "This page works only in the application's built-in browser.",
+  cant: "This request can't be completed",
+  tryAgain: 'Return to the app you came from and try again. If this keeps happening, contact its developer.',
+  notSignedInHeading: 'You are not signed in',
+  notSignedInText: 'Open this page again from the application to continue.',
+  badFormText: 'It has expired or was not sent from this page. Go back, reload the page and try again.',
+  givenTwice: (field: string) => `${field} is given more than once.`,
+  nul: 'A parameter contains the character U+0000.',
+  missing: (field: string) => `${field} is missing.`,
+  unknownApp:
+    'The app is unknown, or redirect_uri is not an address registered for it (it must match character for character).',
+  badScope: 'scope must be moment or payment.',
+  badGrant: 'grant_type must be authorization_code or onetime_token.',
+  onetimeNeedsPayment: 'grant_type onetime_token needs scope payment.',
+  badResponseType: 'response_type must be code.',
+  paymentNeeds: (fields: string) => `A payment needs ${fields}.`,
+  badAction: 'action must be allow or cancel.',
+  invalidPayment: (reason: string) => `The payment request is invalid (${reason}).`,
 };
 
-export type AuthorizeTexts = typeof en;
-
-export const TEXTS: Dictionary<AuthorizeTexts> = {
+export const TEXTS = dictionary<typeof en>({
   en,
   'zh-CN': {
     signInTo: (app: string) => `登录 ${app}`,
@@ -58,7 +72,6 @@ export const TEXTS: Dictionary<AuthorizeTexts> = {
     from: '付款方',
     to: '收款方',
     for: '用途',
-    signedInAs: '当前登录：',
     answerRequest: (app: string) => `回应 ${app} 的请求`,
     cancel: '取消',
     allow: '允许',
@@ -69,5 +82,23 @@ export const TEXTS: Dictionary<AuthorizeTexts> = {
     notSignedIn: '你在这里没有登录。要继续使用',
     openInside: '请在已登录的应用内打开此链接。',
     builtInOnly: '此页面只能在应用的内置浏览器中使用。',
+    cant: '无法完成此请求',
+    tryAgain: '请回到你来自的应用后重试。如果问题持续出现，请联系该应用的开发者。',
+    notSignedInHeading: '你没有登录',
+    notSignedInText: '请从应用内再次打开此页面以继续。',
+    badFormText: '表单已过期或不是从本页面提交的。请返回，刷新页面后重试。',
+    givenTwice: (field: string) => `参数 ${field} 出现了不止一次。`,
+    nul: '有参数包含字符 U+0000。',
+    missing: (field: string) => `缺少参数 ${field}。`,
+    unknownApp: '应用不存在，或 redirect_uri 不是为它登记的地址（必须逐字符一致）。',
+    badScope: 'scope 必须是 moment 或 payment。',
+    badGrant: 'grant_type 必须是 authorization_code 或 onetime_token。',
+    onetimeNeedsPayment: 'grant_type 为 onetime_token 时需要 scope 为 payment。',
+    badResponseType: 'response_type 必须是 code。',
+    paymentNeeds: (fields: string) => `付款请求缺少 ${fields}。`,
+    badAction: 'action 必须是 allow 或 cancel。',
+    invalidPayment: (reason: string) => `付款请求无效（${reason}）。`,
   },
-};
+});
+
+export type AuthorizeTexts = (typeof TEXTS)['en'];

@@ -1,15 +1,13 @@
 // The operator console's HTML, on the developer site's look. Rendering only.
-import { CSRF_FIELD } from '../../http/pages/csrf.js';
-import { html, Stylesheet, table, type Html, type Part } from '../../http/pages/html.js';
+import { html, table, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
+import { framedPage, postForm, row, siteSheet, submitButton, when } from '../../http/pages/site.js';
 import type { ApplicationView } from '../bots/index.js';
-import { SITE_CSS } from '../developers/index.js';
 import type { ConsoleService } from './service.js';
 import type { ConsoleTexts } from './texts.js';
 
 export const CONSOLE = '/console';
-export const CONSOLE_SHEET = new Stylesheet(
-  `${SITE_CSS}
+export const CONSOLE_SHEET = siteSheet(`
 .tabs{display:flex;flex-wrap:wrap;gap:6px 16px;margin:0 0 16px;padding:0;list-style:none}
 .tabs a[aria-current]{font-weight:700}
 .search{display:flex;gap:8px;align-items:end}
@@ -17,9 +15,7 @@ export const CONSOLE_SHEET = new Stylesheet(
 .ok-text{color:var(--ok)}
 .bad-text{color:var(--danger)}
 td form{display:inline-block;margin:0 6px 6px 0}
-`,
-  true,
-);
+`);
 
 export interface ConsoleContext {
   lang: Lang;
@@ -32,51 +28,38 @@ export interface ConsoleContext {
 export type Tab = 'home' | 'bots' | 'health' | 'audit';
 const TABS: Record<Tab, string> = { home: '/', bots: '/bots', health: '/health', audit: '/audit' };
 
-export const when = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-
-export function form(ctx: ConsoleContext, action: string, body: Part, label: string, style = 'primary'): Html {
-  return html`<form method="post" action="${action}">
-    <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-    ${body}
-    <button type="submit" class="${style}">${label}</button>
-  </form>`;
-}
+const form = (ctx: ConsoleContext, action: string, body: Part, label: string, style = 'primary'): Html =>
+  postForm(ctx.csrf, action, body, submitButton(label, style));
 
 export function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): string {
   const { t } = ctx;
-  return CONSOLE_SHEET.document(
+  return framedPage(CONSOLE_SHEET, {
+    lang: ctx.lang,
     title,
-    html`<header class="top">
-        <div class="in">
-          <a class="brand" href="${CONSOLE}/">Open Platform <span>${t.brand}</span></a>
-          ${
-            ctx.operator !== undefined &&
-            html`<div class="who">
-              ${t.signedInAs}
-              <strong>${ctx.operator}</strong>
-              ${ctx.csrf !== '' && form(ctx, `${CONSOLE}/sign-out`, '', t.signOut, 'secondary')}
-            </div>`
-          }
-        </div>
-      </header>
-      <main>
-        ${
-          tab !== undefined &&
-          html`<nav aria-label="${t.brand}">
-            <ul class="tabs">
-              ${(Object.keys(TABS) as Tab[]).map(
-                (k) =>
-                  html`<li>
-                    <a href="${CONSOLE}${TABS[k]}" ${k === tab && html`aria-current="page"`}>${t.nav[k]}</a>
-                  </li>`,
-              )}
-            </ul>
-          </nav>`
-        }
-        ${body}
-      </main>`,
-    ctx.lang,
-  );
+    home: `${CONSOLE}/`,
+    brand: t.brand,
+    who:
+      ctx.operator !== undefined &&
+      html`<div class="who">
+        ${t.signedInAs}
+        <strong>${ctx.operator}</strong>
+        ${ctx.csrf !== '' && form(ctx, `${CONSOLE}/sign-out`, '', t.signOut, 'secondary')}
+      </div>`,
+    main: html`${
+      tab !== undefined &&
+      html`<nav aria-label="${t.brand}">
+        <ul class="tabs">
+          ${(Object.keys(TABS) as Tab[]).map(
+            (k) =>
+              html`<li>
+                <a href="${CONSOLE}${TABS[k]}" ${k === tab && html`aria-current="page"`}>${t.nav[k]}</a>
+              </li>`,
+          )}
+        </ul>
+      </nav>`
+    }
+    ${body}`,
+  });
 }
 
 export const notice = (text: string | undefined): Part =>
@@ -184,11 +167,6 @@ export function botsPage(ctx: ConsoleContext, query: string, found: Awaited<Retu
 export function botPage(ctx: ConsoleContext, b: Awaited<ReturnType<ConsoleService['bot']>>, done?: string): string {
   const { t } = ctx;
   const { bot } = b;
-  const row = (label: string, value: Part) =>
-    html`<div class="row">
-      <dt>${label}</dt>
-      <dd>${value}</dd>
-    </div>`;
   return layout(
     ctx,
     bot.name,

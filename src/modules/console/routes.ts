@@ -3,13 +3,13 @@
 // Without either, browsers are sent to the sign-in page and other clients get 401. Forms are
 // CSRF-checked for cookie sessions (a bearer token is not sent by a browser on its own).
 import { randomBytes } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { exactJson } from '../../lib/exact-json.js';
 import { AppError, Errors } from '../../errors.js';
-import { toAppError } from '../../http/errors.js';
 import { cookieJar, CSRF_COOKIE } from '../../http/pages/csrf.js';
-import { requestLang } from '../../http/pages/lang.js';
+import { textsOf } from '../../http/pages/lang.js';
+import { BadForm, Csrf, failure, NotSignedIn, pageRoute, seeOther as see, Text } from '../../http/pages/routes.js';
 import type { App } from '../../http/types.js';
 import { ledgerFailures } from '../../cli/commands/ledger-check.js';
 import { API_ACTOR, bearerMatches } from '../admin/index.js';
@@ -30,15 +30,10 @@ import {
 import { CONSOLE_COOKIE } from './service.js';
 import { TEXTS } from './texts.js';
 
-const Text = (maxLength: number) => Type.String({ maxLength });
-const Csrf = Type.Optional(Text(128));
 const Done = Type.Object({ done: Type.Optional(Type.Enum(['decided', 'redelivered'])) });
 /** Before sign-in: a random value the sign-in form's CSRF token is bound to. */
 const PRE_COOKIE = 'op_console_pre';
 const SIGN_IN = `${CONSOLE}/sign-in`;
-
-class NotSignedIn extends Error {}
-class BadForm extends Error {}
 
 interface Operator {
   name: string;
@@ -61,14 +56,13 @@ export function consoleRoutes(app: App, s: Services): void {
 
   async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleContext & { who: Operator }> {
     const who = await operator(request);
-    const lang = requestLang(request);
     let csrf = '';
     if (who.session !== undefined) {
       const issued = s.csrf.issue(CONSOLE, who.session);
       void reply.header('set-cookie', issued.cookie);
       csrf = issued.token;
     }
-    return { lang, t: TEXTS[lang], operator: who.name, csrf, who };
+    return { ...textsOf(request, TEXTS), operator: who.name, csrf, who };
   }
 
   async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined) {
@@ -80,17 +74,9 @@ export function consoleRoutes(app: App, s: Services): void {
   }
 
   function consoleError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const lang = requestLang(request);
-    const t = TEXTS[lang];
-    const ctx: ConsoleContext = { lang, t, csrf: '' };
-    const send = (status: number, heading: string, text: string) =>
-      void reply
-        .code(status)
-        .headers(CONSOLE_SHEET.headers())
-        .send(messagePage(ctx, heading, text));
     if (error instanceof NotSignedIn) {
       if ((request.headers.accept ?? '').includes('text/html')) {
-        void reply.code(303).header('location', SIGN_IN).send();
+        void see(reply, SIGN_IN);
       } else {
         void reply
           .code(401)
@@ -99,33 +85,15 @@ export function consoleRoutes(app: App, s: Services): void {
       }
       return;
     }
-    if (error instanceof BadForm) {
-      send(403, t.badForm, t.badFormText);
-      return;
-    }
-    const e = toAppError(error, request.url);
-    if (e.def.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed');
-      send(500, t.broken, t.brokenText);
-      return;
-    }
-    const message = e.detail ?? e.def.message;
-    send(
-      e.def === Errors.paramError ? 400 : e.def.status,
-      t.failed,
-      `${message.charAt(0).toUpperCase()}${message.slice(1)}.`,
-    );
+    const ctx: ConsoleContext = { ...textsOf(request, TEXTS), csrf: '' };
+    const f = failure(error, request, ctx.t);
+    void reply
+      .code(f.status)
+      .headers(CONSOLE_SHEET.headers())
+      .send(messagePage(ctx, f.heading, f.text));
   }
 
-  const page = <S extends FastifySchema>(summary: string, schema: S) => ({
-    schema: { ...schema, tags: ['Operator console'], summary },
-    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      void reply.headers({ ...CONSOLE_SHEET.headers(), vary: 'Accept-Language' });
-      done();
-    },
-    errorHandler: consoleError,
-  });
-  const see = (reply: FastifyReply, path: string) => reply.code(303).header('location', path).send();
+  const page = pageRoute('Operator console', CONSOLE_SHEET.headers(), consoleError);
 
   app.get(CONSOLE, page('Redirects to /console/', {}), (_request, reply) => see(reply, `${CONSOLE}/`));
 
@@ -133,11 +101,10 @@ export function consoleRoutes(app: App, s: Services): void {
     SIGN_IN,
     page('Sign-in form (operator token)', { querystring: Type.Object({ wrong: Type.Optional(Type.Literal('1')) }) }),
     (request, reply) => {
-      const lang = requestLang(request);
       const pre = cookieJar(request).get(PRE_COOKIE) ?? randomBytes(24).toString('base64url');
       const issued = s.csrf.issue(SIGN_IN, pre);
       void reply.header('set-cookie', [cookie(PRE_COOKIE, pre), issued.cookie]);
-      return reply.send(signInPage({ lang, t: TEXTS[lang], csrf: issued.token }, request.query.wrong === '1'));
+      return reply.send(signInPage({ ...textsOf(request, TEXTS), csrf: issued.token }, request.query.wrong === '1'));
     },
   );
 

@@ -1,9 +1,8 @@
 // The operator console's texts in English and Simplified Chinese.
-import type { Dictionary } from '../../http/pages/lang.js';
+import { dictionary } from '../../http/pages/lang.js';
 
 const en = {
   brand: 'Console',
-  signedInAs: 'Signed in as',
   signOut: 'Sign out',
   nav: { home: 'Applications', bots: 'Bots and apps', health: 'Counters and ledger', audit: 'Audit trail' },
   signInTitle: 'Sign in to the console',
@@ -58,21 +57,14 @@ const en = {
   action: 'Action',
   target: 'Target',
   noAudit: 'Nothing recorded yet.',
-  failed: "That didn't work",
-  badForm: "This form can't be accepted",
   badFormText: 'It has expired or was not sent from this console. Reload the page and try again.',
-  broken: 'Something went wrong',
-  brokenText: 'The request could not be completed. Please try again in a moment.',
   back: 'Back to the console',
 };
 
-export type ConsoleTexts = typeof en;
-
-export const TEXTS: Dictionary<ConsoleTexts> = {
+export const TEXTS = dictionary<typeof en>({
   en,
   'zh-CN': {
     brand: '运营控制台',
-    signedInAs: '当前登录：',
     signOut: '退出',
     nav: { home: '权限申请', bots: '机器人和应用', health: '计数与账本', audit: '审计记录' },
     signInTitle: '登录运营控制台',
@@ -127,11 +119,9 @@ export const TEXTS: Dictionary<ConsoleTexts> = {
     action: '操作',
     target: '对象',
     noAudit: '还没有记录。',
-    failed: '操作未成功',
-    badForm: '无法接受此表单',
     badFormText: '表单已过期或不是从本控制台提交的。请刷新页面后重试。',
-    broken: '出了点问题',
-    brokenText: '请求未能完成，请稍后再试。',
     back: '返回控制台',
   },
-};
+});
+
+export type ConsoleTexts = (typeof TEXTS)['en'];

@@ -3,4 +3,3 @@
 export { DevelopersService } from './service.js';
 export type { AppSummary, BotView } from './service.js';
 export { developerSiteRoutes } from './site-routes.js';
-export { SITE_CSS } from './site-style.js';

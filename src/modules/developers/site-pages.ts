@@ -1,20 +1,26 @@
 // The developer site's HTML. Rendering only: site-routes.ts decides which page a request gets and
 // the service decides everything else. Every interpolated value is escaped by `html`.
-import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { html, initial, table, type Html, type Part } from '../../http/pages/html.js';
+import { CSRF_FIELD } from '../../http/pages/csrf.js';
+import { lookup, type Lang } from '../../http/pages/lang.js';
+import type { SignedIn } from '../../http/pages/routes.js';
+import { framedPage, postForm, row, siteSheet, submitButton, when } from '../../http/pages/site.js';
 import { MAX_BOTS_PER_OWNER } from '../apps/index.js';
 import { PERMISSIONS } from '../bots/index.js';
 import type { AppSummary, AppView, BotView, DeliveryView } from './service.js';
-import { SITE_SHEET } from './site-style.js';
+import type { SiteTexts } from './site-texts.js';
 
 export const SITE = '/developers';
+export const SITE_SHEET = siteSheet();
+
+/** The page's language and its texts. */
+export interface PageTexts {
+  lang: Lang;
+  t: SiteTexts;
+}
 
 /** Who is signed in, and the CSRF token every form of the page carries. */
-export interface PageContext {
-  userName: string;
-  userId: string;
-  csrf: string;
-}
+export type PageContext = PageTexts & SignedIn;
 
 export type Tone = 'ok' | 'bad' | 'warn' | 'info';
 export interface Notice {
@@ -22,80 +28,61 @@ export interface Notice {
   text: string;
 }
 
-const PERMISSION_NAMES: Record<string, string> = {
-  listen_group_messages: 'Listen to group messages',
-  subscription_account: 'Subscription account',
-  publish_bot: 'Publish bot',
-};
-const PRIVATE_OPTIONS = [
-  ['following', 'People the bot follows'],
-  ['everyone', 'Everyone'],
-  ['friends', 'Friends'],
-] as const;
-const INVITE_OPTIONS = [
-  ['everyone', 'Everyone'],
-  ['following', 'People the bot follows'],
-] as const;
+const PRIVATE_OPTIONS = ['following', 'everyone', 'friends'] as const;
+const INVITE_OPTIONS = ['everyone', 'following'] as const;
 
-const when = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+const permissionName = (t: SiteTexts, p: string): string => lookup(t.permissionNames, p) ?? p;
+const audience = (t: SiteTexts, options: readonly (keyof SiteTexts['audience'])[]) =>
+  options.map((o) => [o, t.audience[o]] as const);
 
 /** The last delivery error: red while it is the latest news, neutral once a delivery got through after it. */
-function lastError(bot: BotView): Part {
+function lastError(t: SiteTexts, bot: BotView): Part {
   const e = bot.last_error;
   if (e === null) return false;
   if (bot.last_success_at === null || bot.last_success_at < e.at) {
-    return html`<p class="note bad">Last error (${when(e.at)} UTC): ${e.message}</p>`;
+    return html`<p class="note bad">${t.lastError(when(e.at), e.message)}</p>`;
   }
+  const text = t.resolved(when(bot.last_success_at), when(e.at), e.message);
+  // The paragraph keeps its text on a line of its own, as the page has always shown it.
+  // prettier-ignore
   return html`<p class="note" role="status">
-    Resolved: delivered at ${when(bot.last_success_at)} UTC, after the last error (${when(e.at)} UTC: ${e.message}).
+    ${text}
   </p>`;
 }
 
 const signOut = (ctx: PageContext): Html =>
   html`<form method="post" action="${SITE}/sign-out" class="out">
     <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-    <button type="submit" class="secondary">Sign out</button>
+    <button type="submit" class="secondary">${ctx.t.signOut}</button>
   </form>`;
 
-function layout(ctx: PageContext | undefined, title: string, body: Part): string {
-  return SITE_SHEET.document(
+const signedIn = (ctx: PageTexts): ctx is PageContext => 'csrf' in ctx;
+
+function layout(ctx: PageTexts, title: string, body: Part): string {
+  return framedPage(SITE_SHEET, {
+    lang: ctx.lang,
     title,
-    html`<header class="top">
-        <div class="in">
-          <a class="brand" href="${SITE}/">Open Platform <span>Developers</span></a>
-          ${
-            ctx !== undefined &&
-            html`<span class="who">Signed in as <strong>${ctx.userName}</strong></span
-              >${signOut(ctx)}`
-          }
-        </div>
-      </header>
-      <main>${body}</main>`,
-  );
+    home: `${SITE}/`,
+    brand: ctx.t.brand,
+    who:
+      signedIn(ctx) &&
+      html`<span class="who">${ctx.t.signedInAs} <strong>${ctx.userName}</strong></span
+        >${signOut(ctx)}`,
+    main: body,
+  });
 }
 
 const notice = (n: Notice | undefined): Part =>
   n !== undefined && html`<p class="note ${n.tone === 'info' ? '' : n.tone}" role="status">${n.text}</p>`;
 
 /** A POST form with the CSRF token. */
-function form(ctx: PageContext, action: string, body: Part, label: string, style = 'primary'): Html {
-  return html`<form method="post" action="${action}">
-    <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-    ${body}
-    <div class="actions"><button type="submit" class="${style}">${label}</button></div>
-  </form>`;
-}
+const form = (ctx: PageContext, action: string, body: Part, label: string, style = 'primary'): Html =>
+  postForm(ctx.csrf, action, body, html`<div class="actions">${submitButton(label, style)}</div>`);
 
-const row = (label: string, value: Part): Html =>
-  html`<div class="row">
-    <dt>${label}</dt>
-    <dd>${value}</dd>
-  </div>`;
-
-const modePill = (mode: AppSummary['mode']): Part =>
+const modePill = (t: SiteTexts, mode: AppSummary['mode']): Part =>
   mode === 'webhook'
-    ? html`<span class="pill ok">Webhook</span>`
-    : mode === 'polling' && html`<span class="pill">Long polling</span>`;
+    ? html`<span class="pill ok">${t.webhook}</span>`
+    : mode === 'polling' && html`<span class="pill">${t.polling}</span>`;
 
 function badge(name: string, avatar = ''): Html {
   return avatar === ''
@@ -107,69 +94,66 @@ export function homePage(ctx: PageContext, apps: readonly AppSummary[], n?: Noti
   const bots = apps.filter((a) => a.kind === 'bot');
   const others = apps.filter((a) => a.kind === 'app');
   const full = bots.length >= MAX_BOTS_PER_OWNER;
+  const { t } = ctx;
   return layout(
     ctx,
-    'Your apps and bots',
-    html`<h1>Your apps and bots</h1>
-      <p class="sub">Create bots that talk in chats, and apps that sign users in and take payments in points.</p>
+    t.home,
+    html`<h1>${t.home}</h1>
+      <p class="sub">${t.homeLead}</p>
       ${notice(n)}
       <div class="grid">
         <section class="card" aria-labelledby="bots">
-          <h2 id="bots">Bots (${bots.length} of ${MAX_BOTS_PER_OWNER})</h2>
+          <h2 id="bots">${t.botsOf(bots.length, MAX_BOTS_PER_OWNER)}</h2>
           ${
             bots.length === 0
-              ? html`<p>No bots yet.</p>`
+              ? html`<p>${t.noBots}</p>`
               : table(
-                  ['Name', 'Bot id', 'Receiving'],
+                  [t.name, t.botId, t.receiving],
                   bots.map((b) => [
                     html`<a href="${SITE}/bots/${b.bot_user_id ?? ''}">${b.name}</a>`,
                     html`<code>${b.bot_user_id ?? ''}</code>`,
-                    modePill(b.mode),
+                    modePill(t, b.mode),
                   ]),
                 )
           }
-          <h3>New bot</h3>
+          <h3>${t.newBot}</h3>
           ${
             full
-              ? html`<p class="note warn">
-                  You own ${MAX_BOTS_PER_OWNER} bots, the most an account may have. Created bots cannot be deleted.
-                </p>`
+              ? html`<p class="note warn">${t.tooManyBots(MAX_BOTS_PER_OWNER)}</p>`
               : form(
                   ctx,
                   `${SITE}/bots`,
-                  html`<label for="bot-name">Name</label>
+                  html`<label for="bot-name">${t.name}</label>
                     <input id="bot-name" type="text" name="name" maxlength="64" required />
-                    <label for="bot-description">Description</label>
+                    <label for="bot-description">${t.description}</label>
                     <textarea id="bot-description" name="description" maxlength="512"></textarea>
-                    <p class="fine">
-                      You can own at most ${MAX_BOTS_PER_OWNER} bots. Created bots cannot be deleted.
-                    </p>`,
-                  'Create bot',
+                    <p class="fine">${t.botLimit(MAX_BOTS_PER_OWNER)}</p>`,
+                  t.createBot,
                 )
           }
         </section>
         <section class="card" aria-labelledby="apps">
-          <h2 id="apps">Apps</h2>
+          <h2 id="apps">${t.apps}</h2>
           ${
             others.length === 0
-              ? html`<p>No apps yet.</p>`
+              ? html`<p>${t.noApps}</p>`
               : table(
-                  ['Name', 'App id'],
+                  [t.name, t.appId],
                   others.map((a) => [
                     html`<a href="${SITE}/apps/${a.app_id}">${a.name}</a>`,
                     html`<code>${a.app_id}</code>`,
                   ]),
                 )
           }
-          <h3>New app</h3>
+          <h3>${t.newApp}</h3>
           ${form(
             ctx,
             `${SITE}/apps`,
-            html`<label for="app-name">Name</label>
+            html`<label for="app-name">${t.name}</label>
               <input id="app-name" type="text" name="name" maxlength="64" required />
-              <label for="app-uris">Redirect URIs, one per line</label>
+              <label for="app-uris">${t.redirectUrisLines}</label>
               <textarea id="app-uris" name="redirect_uris" placeholder="https://your.app/callback"></textarea>`,
-            'Create app',
+            t.createApp,
           )}
         </section>
       </div>`,
@@ -196,24 +180,23 @@ export function revealPage(ctx: PageContext, r: Reveal): string {
             html`<h3>${label}</h3>
               <code class="secret">${value}</code>`,
         )}
-        <p class="note warn">
-          Copy what you need now: the App Secret and the Webhook Key are shown only this once. If one leaks, reset it.
-        </p>
-        <p><a href="${r.back}">Continue</a></p>
+        <p class="note warn">${ctx.t.copyNow}</p>
+        <p><a href="${r.back}">${ctx.t.continue}</a></p>
       </section>`,
   );
 }
 
 function deliveriesTable(ctx: PageContext, bot: BotView, log: readonly DeliveryView[]): Html {
-  if (log.length === 0) return html`<p>No webhook deliveries yet.</p>`;
+  const { t } = ctx;
+  if (log.length === 0) return html`<p>${t.noDeliveries}</p>`;
   const state = (d: DeliveryView) =>
     d.state === 'delivered'
-      ? html`<span class="pill ok">delivered</span>`
+      ? html`<span class="pill ok">${t.delivered}</span>`
       : d.state === 'redelivered'
-        ? html`<span class="pill">failed, then delivered</span>`
-        : html`<span class="pill bad">failed</span>`;
+        ? html`<span class="pill">${t.redelivered}</span>`
+        : html`<span class="pill bad">${t.failedState}</span>`;
   return table(
-    ['Time (UTC)', 'Update', 'Attempt', 'HTTP', 'Error', 'ms', 'State', ''],
+    t.deliveryHeadings,
     log.map((d) => [
       when(d.created_at),
       d.update_id,
@@ -223,12 +206,12 @@ function deliveriesTable(ctx: PageContext, bot: BotView, log: readonly DeliveryV
       d.duration_ms,
       state(d),
       d.state === 'failed' &&
-        form(ctx, `${SITE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`, '', 'Redeliver', 'secondary'),
+        form(ctx, `${SITE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`, '', t.redeliver, 'secondary'),
     ]),
   );
 }
 
-function radios(name: string, options: readonly (readonly [string, string])[], current: string): Html {
+function radios(name: string, options: readonly (readonly [value: string, label: string])[], current: string): Html {
   return html`${options.map(
     ([value, label]) =>
       html`<label class="choice"
@@ -240,19 +223,20 @@ function radios(name: string, options: readonly (readonly [string, string])[], c
 function permissionsCard(ctx: PageContext, bot: BotView): Html {
   const pending = new Set(bot.applications.filter((a) => a.status === 'pending').map((a) => a.permission));
   const open = PERMISSIONS.filter((p) => !bot.permissions.includes(p) && !pending.has(p));
-  const status = (s: string) =>
-    html`<span class="pill ${s === 'approved' ? 'ok' : s === 'rejected' ? 'bad' : 'wait'}">${s}</span>`;
+  const { t } = ctx;
+  const tone = (s: string) => (s === 'approved' ? 'ok' : s === 'rejected' ? 'bad' : 'wait');
+  const status = (s: string) => html`<span class="pill ${tone(s)}">${lookup(t.applicationStatus, s) ?? s}</span>`;
   return html`<section class="card" aria-labelledby="perms">
-    <h2 id="perms">Permissions</h2>
+    <h2 id="perms">${t.permissions}</h2>
     <p>
-      Held: ${bot.permissions.length === 0 ? 'none' : bot.permissions.map((p) => PERMISSION_NAMES[p] ?? p).join(', ')}
+      ${t.held} ${bot.permissions.length === 0 ? t.none : bot.permissions.map((p) => permissionName(t, p)).join(', ')}
     </p>
     ${
       bot.applications.length > 0 &&
       table(
-        ['Permission', 'Filed', 'Status', 'Note'],
+        t.applicationHeadings,
         bot.applications.map((a) => [
-          PERMISSION_NAMES[a.permission] ?? a.permission,
+          permissionName(t, a.permission),
           a.created_at.slice(0, 10),
           status(a.status),
           a.note ?? '',
@@ -265,24 +249,24 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
         ctx,
         `${SITE}/bots/${bot.bot_user_id}/permissions`,
         html`<fieldset>
-          <legend>Apply for</legend>
+          <legend>${t.applyFor}</legend>
           ${radios(
             'permission',
-            open.map((p) => [p, PERMISSION_NAMES[p] ?? p] as const),
+            open.map((p) => [p, permissionName(t, p)] as const),
             open[0] ?? '',
           )}
         </fieldset>`,
-        'Apply',
+        t.apply,
         'secondary',
       )
     }
-    <p class="fine">Each permission needs the platform's review.</p>
+    <p class="fine">${t.review}</p>
   </section>`;
 }
 
 /** The top of a bot's or an app's page: back link, monogram or avatar, name, id line, notice. */
-function pageHead(name: string, avatar: string, sub: Html, n: Notice | undefined): Html {
-  return html`<p class="crumb"><a href="${SITE}/">Your apps and bots</a></p>
+function pageHead(t: SiteTexts, name: string, avatar: string, sub: Html, n: Notice | undefined): Html {
+  return html`<p class="crumb"><a href="${SITE}/">${t.home}</a></p>
     <div class="head">
       ${badge(name, avatar)}
       <div>
@@ -295,47 +279,49 @@ function pageHead(name: string, avatar: string, sub: Html, n: Notice | undefined
 
 /** The App Key, the note that the secret is not shown again, more rows, and the two resets. */
 function credentialsCard(ctx: PageContext, path: string, apiKey: string, more: readonly Html[]): Html {
+  const { t } = ctx;
   return html`<section class="card" aria-labelledby="creds">
-    <h2 id="creds">Credentials</h2>
-    <dl>
-      ${row('App Key', html`<code>${apiKey}</code>`)} ${row('App Secret', 'shown only when created or reset')} ${more}
-    </dl>
+    <h2 id="creds">${t.credentials}</h2>
+    <dl>${row(t.appKey, html`<code>${apiKey}</code>`)} ${row(t.appSecret, t.shownOnce)} ${more}</dl>
     <div class="actions">
-      ${form(ctx, `${path}/reset-key`, '', 'Reset App Key', 'secondary')}
-      ${form(ctx, `${path}/reset-secret`, '', 'Reset App Secret', 'secondary')}
+      ${form(ctx, `${path}/reset-key`, '', t.resetKey, 'secondary')}
+      ${form(ctx, `${path}/reset-secret`, '', t.resetSecret, 'secondary')}
     </div>
-    <p class="fine">A reset takes effect at once: the old value stops working.</p>
+    <p class="fine">${t.resetAtOnce}</p>
   </section>`;
 }
 
 export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryView[], n?: Notice): string {
   const path = `${SITE}/bots/${bot.bot_user_id}`;
-  const formatName = `${bot.payload_format} format`;
+  const { t } = ctx;
+  const head = html`${t.botId} <code>${bot.bot_user_id}</code> ${modePill(t, bot.mode)}`;
+  const hook = html`<code>${bot.webhook_url ?? ''}</code>`;
+  const format = t.format(bot.payload_format);
   return layout(
     ctx,
     bot.name,
-    html`${pageHead(bot.name, bot.avatar, html`Bot id <code>${bot.bot_user_id}</code> ${modePill(bot.mode)}`, n)}
+    html`${pageHead(t, bot.name, bot.avatar, head, n)}
       <div class="grid">
         ${credentialsCard(ctx, path, bot.api_key, [
-          row('Telegram token', html`<code>${bot.telegram_token}</code>`),
-          row('App id', html`<code>${bot.app_id}</code>`),
-          row('Level', String(bot.level)),
-          row('EVM address', html`<code>${bot.evm_address}</code>`),
+          row(t.telegramToken, html`<code>${bot.telegram_token}</code>`),
+          row(t.appId, html`<code>${bot.app_id}</code>`),
+          row(t.level, String(bot.level)),
+          row(t.evmAddress, html`<code>${bot.evm_address}</code>`),
         ])}
         <section class="card" aria-labelledby="receiving">
-          <h2 id="receiving">Receiving updates</h2>
+          <h2 id="receiving">${t.receivingUpdates}</h2>
           <p id="mode">
             ${
               bot.mode === 'webhook'
-                ? html`Mode: <strong>Webhook</strong> at <code>${bot.webhook_url ?? ''}</code> (${formatName})`
-                : html`Mode: <strong>Long polling</strong> (getUpdates)`
+                ? html`${t.mode} <strong>${t.webhook}</strong> ${t.at} ${hook} (${format})`
+                : html`${t.mode} <strong>${t.polling}</strong> (getUpdates)`
             }
           </p>
-          ${bot.mode === 'webhook' && lastError(bot)}
+          ${bot.mode === 'webhook' && lastError(t, bot)}
           ${form(
             ctx,
             `${path}/webhook`,
-            html`<label for="webhook-url">Webhook URL</label>
+            html`<label for="webhook-url">${t.webhookUrl}</label>
               <input
                 id="webhook-url"
                 type="url"
@@ -345,59 +331,59 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
                 value="${bot.webhook_url ?? ''}"
               />
               <fieldset>
-                <legend>Payload format</legend>
+                <legend>${t.payloadFormat}</legend>
                 ${radios(
                   'payload_format',
                   [
-                    ['update', 'Update (default)'],
-                    ['flat', 'Flat (older callback format)'],
+                    ['update', t.updateFormat],
+                    ['flat', t.flatFormat],
                   ],
                   bot.payload_format,
                 )}
               </fieldset>`,
-            bot.mode === 'webhook' ? 'Change webhook' : 'Set webhook',
+            bot.mode === 'webhook' ? t.changeWebhook : t.setWebhook,
           )}
-          ${bot.mode === 'webhook' && form(ctx, `${path}/webhook/clear`, '', 'Clear webhook (back to long polling)', 'secondary')}
-          <p class="fine">Setting a Webhook URL switches long polling off and issues a new Webhook Key.</p>
+          ${bot.mode === 'webhook' && form(ctx, `${path}/webhook/clear`, '', t.clearWebhook, 'secondary')}
+          <p class="fine">${t.webhookNote}</p>
         </section>
         <section class="card" aria-labelledby="profile">
-          <h2 id="profile">Profile</h2>
+          <h2 id="profile">${t.profile}</h2>
           ${form(
             ctx,
             `${path}/profile`,
-            html`<label for="name">Name</label>
+            html`<label for="name">${t.name}</label>
               <input id="name" type="text" name="name" maxlength="64" required value="${bot.name}" />
-              <label for="avatar">Avatar (https image address)</label>
+              <label for="avatar">${t.avatar}</label>
               <input id="avatar" type="url" name="avatar" value="${bot.avatar}" />
-              <label for="description">Description</label>
+              <label for="description">${t.description}</label>
               <textarea id="description" name="description" maxlength="512">${bot.description}</textarea>`,
-            'Save profile',
+            t.saveProfile,
           )}
         </section>
         <section class="card" aria-labelledby="privacy">
-          <h2 id="privacy">Privacy</h2>
+          <h2 id="privacy">${t.privacy}</h2>
           ${form(
             ctx,
             `${path}/privacy`,
             html`<fieldset>
-                <legend>Who may send the bot private messages</legend>
-                ${radios('private_messages', PRIVATE_OPTIONS, bot.private_messages)}
+                <legend>${t.whoMayWrite}</legend>
+                ${radios('private_messages', audience(t, PRIVATE_OPTIONS), bot.private_messages)}
               </fieldset>
               <fieldset>
-                <legend>Who may invite the bot to groups</legend>
-                ${radios('group_invites', INVITE_OPTIONS, bot.group_invites)}
+                <legend>${t.whoMayInvite}</legend>
+                ${radios('group_invites', audience(t, INVITE_OPTIONS), bot.group_invites)}
               </fieldset>`,
-            'Save privacy settings',
+            t.savePrivacy,
           )}
         </section>
         ${permissionsCard(ctx, bot)}
         <section class="card" aria-labelledby="delete">
-          <h2 id="delete">Deleting</h2>
-          <p>Created bots cannot be deleted. You can rename it, reset its keys or clear its webhook.</p>
+          <h2 id="delete">${t.deleting}</h2>
+          <p>${t.notDeletable}</p>
         </section>
       </div>
       <section class="card" aria-labelledby="deliveries">
-        <h2 id="deliveries">Recent webhook deliveries</h2>
+        <h2 id="deliveries">${t.recentDeliveries}</h2>
         ${deliveriesTable(ctx, bot, log)}
       </section>`,
   );
@@ -405,20 +391,21 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
 
 export function appPage(ctx: PageContext, app: AppView, n?: Notice): string {
   const path = `${SITE}/apps/${app.app_id}`;
+  const { t } = ctx;
   return layout(
     ctx,
     app.name,
-    html`${pageHead(app.name, '', html`App id <code>${app.app_id}</code>`, n)}
+    html`${pageHead(t, app.name, '', html`${t.appId} <code>${app.app_id}</code>`, n)}
       <div class="grid">
         ${credentialsCard(ctx, path, app.api_key, [])}
         <section class="card" aria-labelledby="uris">
-          <h2 id="uris">Redirect URIs</h2>
+          <h2 id="uris">${t.redirectUris}</h2>
           ${form(
             ctx,
             `${path}/redirect-uris`,
-            html`<label for="redirect-uris">One per line; the authorize page accepts exactly these</label>
+            html`<label for="redirect-uris">${t.redirectUrisNote}</label>
               <textarea id="redirect-uris" name="redirect_uris">${app.redirect_uris.join('\n')}</textarea>`,
-            'Save redirect URIs',
+            t.saveRedirectUris,
           )}
         </section>
       </div>`,
@@ -426,14 +413,14 @@ export function appPage(ctx: PageContext, app: AppView, n?: Notice): string {
 }
 
 /** An error or a sign-in prompt, in the site's frame. */
-export function messagePage(ctx: PageContext | undefined, heading: string, message: string, back?: string): string {
+export function messagePage(ctx: PageTexts, heading: string, message: string, back?: string): string {
   return layout(
     ctx,
     heading,
     html`<section class="card">
       <h1>${heading}</h1>
       <p>${message}</p>
-      ${back !== undefined && html`<p><a href="${back}">Back</a></p>`}
+      ${back !== undefined && html`<p><a href="${back}">${ctx.t.back}</a></p>`}
     </section>`,
   );
 }

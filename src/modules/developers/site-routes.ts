@@ -2,11 +2,20 @@
 // cookie, as on the authorize page. Routes check the session and the CSRF token, call the
 // developers' service (which holds every rule) and render; changes answer with a redirect
 // (POST-redirect-GET), except those that show a secret once, which render it directly.
-import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TProperties } from 'typebox';
-import { Errors } from '../../errors.js';
-import { toAppError } from '../../http/errors.js';
 import { cookiesOf } from '../../http/pages/csrf.js';
+import { lookup, textsOf } from '../../http/pages/lang.js';
+import {
+  BadForm,
+  Csrf,
+  failure,
+  NotSignedIn,
+  pageRoute,
+  pageSession,
+  seeOther as see,
+  Text,
+} from '../../http/pages/routes.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { SESSION_COOKIE } from '../sessions/index.js';
@@ -18,100 +27,56 @@ import {
   messagePage,
   revealPage,
   SITE,
+  SITE_SHEET,
   type Notice,
   type PageContext,
 } from './site-pages.js';
-import { SITE_SHEET } from './site-style.js';
+import { TEXTS, type SiteTexts } from './site-texts.js';
 
-const Text = (maxLength: number) => Type.String({ maxLength });
-const Csrf = Type.Optional(Text(128));
 const Form = <P extends TProperties>(fields: P) => Type.Object({ csrf: Csrf, ...fields });
 const BotParams = Type.Object({ id: Text(128) });
 const Notices = Type.Object({ done: Type.Optional(Text(32)) });
 
 /** What a `?done=` after a change says; anything else says nothing. */
-const DONE: Record<string, Notice> = {
-  profile: { tone: 'ok', text: 'Profile saved.' },
-  privacy: { tone: 'ok', text: 'Privacy settings saved.' },
-  cleared: { tone: 'ok', text: 'Webhook cleared: the bot receives updates by long polling again.' },
-  applied: { tone: 'ok', text: "Application filed. It is pending the platform's review." },
-  redelivered: { tone: 'ok', text: 'The update is queued for delivery now.' },
-  uris: { tone: 'ok', text: 'Redirect URIs saved.' },
-};
+function done(t: SiteTexts, key: string | undefined): Notice | undefined {
+  const text = lookup(t.done, key);
+  return text === undefined ? undefined : { tone: 'ok', text };
+}
 
 const lines = (text: string | undefined): string[] => (text ?? '').split(/\r?\n/);
 
-class NotSignedIn extends Error {}
-class BadForm extends Error {}
-
 export function developerSiteRoutes(app: App, s: Services): void {
+  const signIn = pageSession(s, SITE);
   /** The signed-in developer, and the CSRF cookie set for the site's forms. */
-  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<PageContext> {
-    const { session } = cookiesOf(request);
-    const userId = await s.sessions.userOf(session);
-    if (userId === undefined || session === undefined) throw new NotSignedIn();
-    const { token, cookie } = s.csrf.issue(SITE, session);
-    void reply.header('set-cookie', cookie);
-    const user = await s.users.record(userId);
-    return { userId, userName: user?.name ?? userId, csrf: token };
-  }
-
+  const viewer = async (request: FastifyRequest, reply: FastifyReply): Promise<PageContext> => ({
+    ...textsOf(request, TEXTS),
+    ...(await signIn.viewer(request, reply)),
+  });
   /** As viewer, for a form: refused unless its CSRF token (and cookie) belong to the session. */
-  async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined) {
-    const ctx = await viewer(request, reply);
-    const { session, csrf } = cookiesOf(request);
-    if (session === undefined || !s.csrf.accepts(SITE, session, csrf, given)) throw new BadForm();
-    return ctx;
-  }
-
-  const see = (reply: FastifyReply, path: string) => reply.code(303).header('location', path).send();
+  const poster = async (request: FastifyRequest, reply: FastifyReply, given: string | undefined) => ({
+    ...textsOf(request, TEXTS),
+    ...(await signIn.poster(request, reply, given)),
+  });
 
   /** Every failure of the site answers as a page in its frame, never as JSON. */
   function siteError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const send = (status: number, heading: string, message: string, back?: string) =>
-      void reply
-        .code(status)
-        .headers(SITE_SHEET.headers())
-        .send(messagePage(undefined, heading, message, back));
-    if (error instanceof NotSignedIn) {
-      send(
-        401,
-        'Open the developer site in the application',
-        'You are not signed in here. Open the developer site from inside the application, where you are signed in.',
-      );
-      return;
-    }
-    if (error instanceof BadForm) {
-      send(
-        403,
-        "This form can't be accepted",
-        'It has expired or was not sent from this site. Reload the page and try again.',
-        `${SITE}/`,
-      );
-      return;
-    }
-    const e = toAppError(error, request.url);
-    const page = /^\/developers\/(?:bots|apps)\/[^/?]+/.exec(request.url)?.[0] ?? `${SITE}/`;
-    if (e.def.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed');
-      send(500, 'Something went wrong', 'The request could not be completed. Please try again in a moment.', page);
-      return;
-    }
-    // A parameter error is 401 on the /openapi/ surface for compatibility; on a page it is a bad request.
-    const status = e.def === Errors.paramError ? 400 : e.def.status;
-    const message =
-      e.def === Errors.invalidRequest || e.def === Errors.paramError ? (e.detail ?? e.def.message) : e.def.message;
-    send(status, "That didn't work", `${message.charAt(0).toUpperCase()}${message.slice(1)}.`, page);
+    const ctx = textsOf(request, TEXTS);
+    const { t } = ctx;
+    const signedOut = error instanceof NotSignedIn;
+    const f = signedOut ? { status: 401, heading: t.notSignedIn, text: t.notSignedInText } : failure(error, request, t);
+    // A refused form goes back to the start; another failure to the page it came from.
+    const back = signedOut
+      ? undefined
+      : error instanceof BadForm
+        ? `${SITE}/`
+        : (/^\/developers\/(?:bots|apps)\/[^/?]+/.exec(request.url)?.[0] ?? `${SITE}/`);
+    void reply
+      .code(f.status)
+      .headers(SITE_SHEET.headers())
+      .send(messagePage(ctx, f.heading, f.text, back));
   }
 
-  const options = <S extends FastifySchema>(summary: string, schema: S) => ({
-    schema: { ...schema, tags: ['Developer site'], summary },
-    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      void reply.headers(SITE_SHEET.headers());
-      done();
-    },
-    errorHandler: siteError,
-  });
+  const options = pageRoute('Developer site', SITE_SHEET.headers(), siteError);
 
   app.get(SITE, options('Redirects to /developers/', {}), (_request, reply) => see(reply, `${SITE}/`));
 
@@ -131,19 +96,14 @@ export function developerSiteRoutes(app: App, s: Services): void {
     },
   );
 
-  app.get(`${SITE}/signed-out`, options('Signed out (HTML)', {}), (_request, reply) =>
-    reply.send(
-      messagePage(
-        undefined,
-        'You are signed out',
-        'This browser is no longer signed in to the developer site. Open it from the application to sign in again.',
-      ),
-    ),
-  );
+  app.get(`${SITE}/signed-out`, options('Signed out (HTML)', {}), (request, reply) => {
+    const ctx = textsOf(request, TEXTS);
+    return reply.send(messagePage(ctx, ctx.t.signedOut, ctx.t.signedOutText));
+  });
 
   app.get(`${SITE}/`, options('Your apps and bots (HTML)', { querystring: Notices }), async (request, reply) => {
     const ctx = await viewer(request, reply);
-    return reply.send(homePage(ctx, await s.developers.overview(ctx.userId), DONE[request.query.done ?? '']));
+    return reply.send(homePage(ctx, await s.developers.overview(ctx.userId), done(ctx.t, request.query.done)));
   });
 
   app.post(
@@ -157,13 +117,13 @@ export function developerSiteRoutes(app: App, s: Services): void {
       const bot = await s.work.run((w) => s.developers.createBot(w, ctx.userId, { name, description }));
       return reply.send(
         revealPage(ctx, {
-          title: 'Your new bot',
-          lead: `The bot is created (bot id ${bot.bot_user_id}). It receives updates by long polling until you set a Webhook URL.`,
+          title: ctx.t.newBotTitle,
+          lead: ctx.t.newBotLead(bot.bot_user_id),
           values: [
-            ['App Key', bot.api_key],
-            ['App Secret', bot.app_secret],
-            ['Telegram token', bot.telegram_token],
-            ['EVM address', bot.evm_address],
+            [ctx.t.appKey, bot.api_key],
+            [ctx.t.appSecret, bot.app_secret],
+            [ctx.t.telegramToken, bot.telegram_token],
+            [ctx.t.evmAddress, bot.evm_address],
           ],
           back: `${SITE}/bots/${bot.bot_user_id}`,
         }),
@@ -182,11 +142,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       const created = await s.work.run((w) => s.developers.createApp(w, ctx.userId, input));
       return reply.send(
         revealPage(ctx, {
-          title: 'Your new app',
-          lead: `The app is created (app id ${created.app_id}).`,
+          title: ctx.t.newAppTitle,
+          lead: ctx.t.newAppLead(created.app_id),
           values: [
-            ['App Key', created.api_key],
-            ['App Secret', created.app_secret],
+            [ctx.t.appKey, created.api_key],
+            [ctx.t.appSecret, created.app_secret],
           ],
           back: `${SITE}/apps/${created.app_id}`,
         }),
@@ -201,7 +161,7 @@ export function developerSiteRoutes(app: App, s: Services): void {
       const ctx = await viewer(request, reply);
       const bot = await s.developers.bot(ctx.userId, request.params.id);
       const log = await s.developers.deliveries(ctx.userId, bot.bot_user_id);
-      return reply.send(botPage(ctx, bot, log, DONE[request.query.done ?? '']));
+      return reply.send(botPage(ctx, bot, log, done(ctx.t, request.query.done)));
     },
   );
 
@@ -211,22 +171,22 @@ export function developerSiteRoutes(app: App, s: Services): void {
     async (request, reply) => {
       const ctx = await viewer(request, reply);
       return reply.send(
-        appPage(ctx, await s.developers.app(ctx.userId, request.params.id), DONE[request.query.done ?? '']),
+        appPage(ctx, await s.developers.app(ctx.userId, request.params.id), done(ctx.t, request.query.done)),
       );
     },
   );
 
   // Key and secret resets, for a bot (its app) or an app; the new value is shown once.
   for (const [kind, what] of [
-    ['key', 'App Key'],
-    ['secret', 'App Secret'],
+    ['key', 'appKey'],
+    ['secret', 'appSecret'],
   ] as const) {
     const reset =
       kind === 'key' ? s.developers.resetKey.bind(s.developers) : s.developers.resetSecret.bind(s.developers);
     for (const owner of ['bots', 'apps'] as const) {
       app.post(
         `${SITE}/${owner}/:id/reset-${kind}`,
-        options(`Reset the ${what}; shows the new one once`, { params: BotParams, body: Form({}) }),
+        options(`Reset the ${TEXTS.en[what]}; shows the new one once`, { params: BotParams, body: Form({}) }),
         async (request, reply) => {
           const ctx = await poster(request, reply, request.body.csrf);
           const { id } = request.params;
@@ -234,9 +194,9 @@ export function developerSiteRoutes(app: App, s: Services): void {
           const value = await s.work.run((w) => reset(w, ctx.userId, appId));
           return reply.send(
             revealPage(ctx, {
-              title: `New ${what}`,
-              lead: `The old ${what} stopped working.`,
-              values: [[what, value]],
+              title: ctx.t.newValue(ctx.t[what]),
+              lead: ctx.t.oldStopped(ctx.t[what]),
+              values: [[ctx.t[what], value]],
               back: `${SITE}/${owner}/${id}`,
             }),
           );
@@ -294,11 +254,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       const set = await s.work.run((w) => s.developers.setWebhook(w, ctx.userId, id, url, request.body.payload_format));
       return reply.send(
         revealPage(ctx, {
-          title: 'Webhook set',
-          lead: `Updates now go to ${set.url} (${set.payload_format} format); long polling is off. Each callback carries the Webhook Key as X-API-KEY and is signed with it: a Standard Webhooks library verifies the signature with the Webhook secret as it is.`,
+          title: ctx.t.webhookSet,
+          lead: ctx.t.webhookSetLead(set.url, set.payload_format),
           values: [
-            ['Webhook Key', set.webhook_key],
-            ['Webhook secret', set.webhook_secret],
+            [ctx.t.webhookKey, set.webhook_key],
+            [ctx.t.webhookSecret, set.webhook_secret],
           ],
           back: `${SITE}/bots/${id}`,
         }),

@@ -1,9 +1,9 @@
 // The playground's HTML: the bots and chats to pick from, the conversation and the composer.
 // Rendering only; routes.ts decides what a request gets.
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
-import { html, Stylesheet, type Html, type Part } from '../../http/pages/html.js';
+import { html, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
-import { SITE_CSS } from '../developers/index.js';
+import { framedPage, siteSheet } from '../../http/pages/site.js';
 import { LIVE_HASH } from './live-script.js';
 import { messageItem, type ChatForm } from './message-html.js';
 import type { Conversation, Place } from './service.js';
@@ -36,7 +36,7 @@ const CHAT_CSS = `
 @media (max-width:720px){.play{grid-template-columns:1fr}.msg{max-width:100%}}
 `;
 
-export const PLAYGROUND_SHEET = new Stylesheet(SITE_CSS + CHAT_CSS, true);
+export const PLAYGROUND_SHEET = siteSheet(CHAT_CSS);
 export const PLAYGROUND_SCRIPT = `'${LIVE_HASH}'`;
 
 export interface PlaygroundContext {
@@ -52,18 +52,15 @@ const SCRIPT_ELEMENT = html`<script src="${PLAYGROUND}/live.js" integrity="${LIV
 
 function layout(ctx: Pick<PlaygroundContext, 'lang' | 't'> & Partial<PlaygroundContext>, body: Part, script = false) {
   const { t } = ctx;
-  return PLAYGROUND_SHEET.document(
-    t.title,
-    html`<header class="top">
-        <div class="in">
-          <a class="brand" href="${PLAYGROUND}/">Open Platform <span>${t.brand}</span></a>
-          ${ctx.userName !== undefined && html`<span class="who">${t.signedInAs} <strong>${ctx.userName}</strong></span>`}
-        </div>
-      </header>
-      <main>${body}</main>
-      ${script && SCRIPT_ELEMENT}`,
-    ctx.lang,
-  );
+  return framedPage(PLAYGROUND_SHEET, {
+    lang: ctx.lang,
+    title: t.title,
+    home: `${PLAYGROUND}/`,
+    brand: t.brand,
+    who: ctx.userName !== undefined && html`<span class="who">${t.signedInAs} <strong>${ctx.userName}</strong></span>`,
+    main: body,
+    after: script && SCRIPT_ELEMENT,
+  });
 }
 
 const chatForm = (ctx: PlaygroundContext, place: Place): ChatForm => ({

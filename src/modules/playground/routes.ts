@@ -2,13 +2,22 @@
 // on the developer site. Writing and pressing buttons post forms (CSRF-checked) that become the
 // application's own events; the live script posts them in the background and long-polls
 // /playground/updates for new and edited messages.
-import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
-import { toAppError } from '../../http/errors.js';
 import { OperatorError } from '../../http/internal.js';
 import { cookiesOf } from '../../http/pages/csrf.js';
-import { requestLang } from '../../http/pages/lang.js';
+import { textsOf } from '../../http/pages/lang.js';
+import {
+  Csrf,
+  failure,
+  NotSignedIn,
+  pageRoute,
+  pageSession,
+  seeOther,
+  type SignedIn,
+  Text,
+} from '../../http/pages/routes.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { LIVE_SCRIPT } from './live-script.js';
@@ -24,9 +33,8 @@ import {
 import type { Place } from './service.js';
 import { TEXTS } from './texts.js';
 
-const Text = (maxLength: number) => Type.String({ maxLength });
 const Chat = { bot: Text(128), group: Type.Optional(Text(128)) };
-const Form = { csrf: Type.Optional(Text(128)), ...Chat };
+const Form = { csrf: Csrf, ...Chat };
 const Reason = Type.String({ pattern: '^[a-z_]{1,64}$' });
 /** What a form answers the live script (`x-playground-live: 1`) instead of a redirect. */
 const LiveAnswer = Type.Object({ notice: Type.Union([Type.String(), Type.Null()]) });
@@ -34,9 +42,6 @@ const LiveAnswer = Type.Object({ notice: Type.Union([Type.String(), Type.Null()]
 /** How long one long poll waits for a change, and how often it looks. */
 const POLL_MS = 20_000;
 const LOOK_MS = 400;
-
-class NotSignedIn extends Error {}
-class BadForm extends Error {}
 
 const LIVE_HEADER = 'x-playground-live';
 
@@ -48,60 +53,28 @@ export function playgroundRoutes(app: App, s: Services): void {
     done();
   });
 
-  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<PlaygroundContext> {
-    const { session } = cookiesOf(request);
-    const userId = await s.sessions.userOf(session);
-    if (userId === undefined || session === undefined) throw new NotSignedIn();
-    const { token, cookie } = s.csrf.issue(PLAYGROUND, session);
-    void reply.header('set-cookie', cookie);
-    const user = await s.users.record(userId);
-    const lang = requestLang(request);
-    return { lang, t: TEXTS[lang], userId, userName: user?.name ?? userId, csrf: token };
-  }
-
-  async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined) {
-    const ctx = await viewer(request, reply);
-    const { session, csrf } = cookiesOf(request);
-    if (session === undefined || !s.csrf.accepts(PLAYGROUND, session, csrf, given)) throw new BadForm();
-    return ctx;
-  }
+  const signIn = pageSession(s, PLAYGROUND);
+  const withTexts = async (request: FastifyRequest, signedIn: Promise<SignedIn>): Promise<PlaygroundContext> => ({
+    ...textsOf(request, TEXTS),
+    ...(await signedIn),
+  });
+  const viewer = (request: FastifyRequest, reply: FastifyReply) => withTexts(request, signIn.viewer(request, reply));
+  const poster = (request: FastifyRequest, reply: FastifyReply, given: string | undefined) =>
+    withTexts(request, signIn.poster(request, reply, given));
 
   /** Every failure of a page answers as a page in its frame. */
   function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const lang = requestLang(request);
-    const t = TEXTS[lang];
-    const send = (status: number, heading: string, text: string, back: boolean) =>
-      void reply
-        .code(status)
-        .headers(PLAYGROUND_SHEET.headers())
-        .send(playgroundMessagePage({ lang, t }, heading, text, back));
-    if (error instanceof NotSignedIn) {
-      send(401, t.notSignedIn, t.notSignedInText, false);
-      return;
-    }
-    if (error instanceof BadForm) {
-      send(403, t.badForm, t.badFormText, true);
-      return;
-    }
-    const e = toAppError(error, request.url);
-    if (e.def.status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed');
-      send(500, t.broken, t.brokenText, true);
-      return;
-    }
-    const status = e.def === Errors.paramError ? 400 : e.def.status;
-    const message = e.detail ?? e.def.message;
-    send(status, t.failed, `${message.charAt(0).toUpperCase()}${message.slice(1)}.`, true);
+    const ctx = textsOf(request, TEXTS);
+    const { t } = ctx;
+    const signedOut = error instanceof NotSignedIn;
+    const f = signedOut ? { status: 401, heading: t.notSignedIn, text: t.notSignedInText } : failure(error, request, t);
+    void reply
+      .code(f.status)
+      .headers(PLAYGROUND_SHEET.headers())
+      .send(playgroundMessagePage(ctx, f.heading, f.text, !signedOut));
   }
 
-  const page = <S extends FastifySchema>(summary: string, schema: S) => ({
-    schema: { ...schema, tags: ['Playground'], summary },
-    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-      void reply.headers({ ...PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), vary: 'Accept-Language' });
-      done();
-    },
-    errorHandler: pageError,
-  });
+  const page = pageRoute('Playground', PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), pageError);
 
   const back = (place: Place, extra: Record<string, string> = {}) =>
     `${PLAYGROUND}/?${new URLSearchParams({
@@ -125,9 +98,7 @@ export function playgroundRoutes(app: App, s: Services): void {
           .header('location', back(place, notice === undefined ? {} : { [notice.key]: notice.value }))
           .send();
 
-  app.get(PLAYGROUND, page('Redirects to /playground/', {}), (_request, reply) =>
-    reply.code(303).header('location', `${PLAYGROUND}/`).send(),
-  );
+  app.get(PLAYGROUND, page('Redirects to /playground/', {}), (_request, reply) => seeOther(reply, `${PLAYGROUND}/`));
 
   app.get(
     `${PLAYGROUND}/`,
@@ -243,11 +214,9 @@ export function playgroundRoutes(app: App, s: Services): void {
       const { bot, group, after } = request.query;
       const place = await s.playground.place(userId, bot, group);
       if (place.chat === undefined) throw new AppError(Errors.unknownBot);
-      const lang = requestLang(request);
       const user = await s.users.record(userId);
       const ctx: PlaygroundContext = {
-        lang,
-        t: TEXTS[lang],
+        ...textsOf(request, TEXTS),
         userId,
         userName: user?.name ?? userId,
         csrf: s.csrf.issue(PLAYGROUND, session ?? '').token,

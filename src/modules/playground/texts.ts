@@ -1,10 +1,9 @@
 // The playground's texts in English and Simplified Chinese.
-import type { Dictionary } from '../../http/pages/lang.js';
+import { dictionary } from '../../http/pages/lang.js';
 
 const en = {
   title: 'Playground',
   brand: 'Playground',
-  signedInAs: 'Signed in as',
   lead: 'Talk to a bot as yourself: messages go through the same path as the community application’s, so delivery rules, privacy settings and permissions apply.',
   bots: 'Bots',
   chats: 'Chats',
@@ -23,23 +22,16 @@ const en = {
   notSignedIn: 'Open the playground in the application',
   notSignedInText:
     'You are not signed in here. Open the playground from inside the application, where you are signed in.',
-  badForm: "This form can't be accepted",
   badFormText: 'It has expired or was not sent from this page. Reload the page and try again.',
-  failed: "That didn't work",
-  broken: 'Something went wrong',
-  brokenText: 'The request could not be completed. Please try again in a moment.',
   back: 'Back to the playground',
   developers: 'Developer site',
 };
 
-export type PlaygroundTexts = typeof en;
-
-export const TEXTS: Dictionary<PlaygroundTexts> = {
+export const TEXTS = dictionary<typeof en>({
   en,
   'zh-CN': {
     title: '调试台',
     brand: '调试台',
-    signedInAs: '当前登录：',
     lead: '以你自己的身份和机器人对话：消息与社区应用走同一条路径，投递规则、隐私设置和权限同样生效。',
     bots: '机器人',
     chats: '会话',
@@ -57,12 +49,10 @@ export const TEXTS: Dictionary<PlaygroundTexts> = {
     pressed: '已点击按钮：机器人收到了回调查询。',
     notSignedIn: '请在应用内打开调试台',
     notSignedInText: '你在这里没有登录。请在已登录的应用内打开调试台。',
-    badForm: '无法接受此表单',
     badFormText: '表单已过期或不是从本页面提交的。请刷新页面后重试。',
-    failed: '操作未成功',
-    broken: '出了点问题',
-    brokenText: '请求未能完成，请稍后再试。',
     back: '返回调试台',
     developers: '开发者网站',
   },
-};
+});
+
+export type PlaygroundTexts = (typeof TEXTS)['en'];

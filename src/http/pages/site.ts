@@ -1,14 +1,20 @@
-// The developer site's one stylesheet (allowed by hash in its CSP). Light and dark palettes as on
-// the authorize page; text at least 4.5:1 on its background.
-import { Stylesheet } from '../../http/pages/html.js';
+// The pages' one look: the palette every page family shares (light and dark; text at least 4.5:1
+// on its background, control borders at least 3:1), the base stylesheet of the developer site, the
+// operator console and the playground, to which a family adds its own rules, and the frame of
+// their pages (a top bar with the family's name and who is signed in, then the main content).
+import { CSRF_FIELD } from './csrf.js';
+import { html, Stylesheet, type Html, type Part } from './html.js';
+import type { Lang } from './lang.js';
 
-/** Shared with the pages built on the site's look (the console, the playground). */
-export const SITE_CSS = `
+/** Every page family's palette (light and dark) and resets; the authorize page builds on it too. */
+export const BASE_CSS = `
 :root{color-scheme:light dark;--bg:#f2f4f7;--card:#fff;--text:#16181d;--muted:#4b5260;--line:#e1e4ea;--control:#7c8494;--accent:#1f4fd1;--accent-hover:#1a43b3;--on-accent:#fff;--soft:#eaf0fd;--danger:#b42318;--danger-soft:#fdecea;--ok:#067647;--ok-soft:#e7f6ec;--warn:#93370d;--warn-soft:#fef3e2;--focus:#1f4fd1;--code:#f5f6f8}
 @media (prefers-color-scheme:dark){:root{--bg:#0f1115;--card:#1a1d23;--text:#eef0f4;--muted:#b3b9c5;--line:#2e333c;--control:#7d8594;--accent:#8aadff;--accent-hover:#a9c2ff;--on-accent:#0b1020;--soft:#222a3d;--danger:#ff9b91;--danger-soft:#3a2220;--ok:#75e0a7;--ok-soft:#17301f;--warn:#fdb022;--warn-soft:#33240e;--focus:#a9c2ff;--code:#12151a}}
 *{box-sizing:border-box}
 html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
-body{margin:0;background:var(--bg);color:var(--text);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+`;
+
+const SITE_CSS = `${BASE_CSS}body{margin:0;background:var(--bg);color:var(--text);font:15px/1.55 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
 a{color:var(--accent)}
 .top{background:var(--card);border-bottom:1px solid var(--line)}
 .top .in{max-width:1040px;margin:0 auto;padding:14px 20px;display:flex;align-items:center;justify-content:space-between;gap:16px}
@@ -70,4 +76,54 @@ button{min-height:40px;padding:8px 16px;border-radius:9px;border:1px solid trans
 @media (max-width:520px){.row{display:block}dd{text-align:left}main{padding:16px 12px 32px}}
 `;
 
-export const SITE_SHEET = new Stylesheet(SITE_CSS, true);
+/** A family's stylesheet: the shared rules, then its own. Its pages show avatars and follow Accept-Language. */
+export const siteSheet = (own = ''): Stylesheet => new Stylesheet(SITE_CSS + own, { images: true, languages: true });
+
+export interface Frame {
+  lang: Lang;
+  title: string;
+  /** The family's home page, which the brand links to, and its name beside "Open Platform". */
+  home: string;
+  brand: string;
+  /** Who is signed in (and a sign-out form), when someone is. */
+  who: Part;
+  main: Part;
+  /** After the main content: a script element. */
+  after?: Part;
+}
+
+/** A page of the family in its frame. */
+export function framedPage(sheet: Stylesheet, f: Frame): string {
+  return sheet.document(
+    f.title,
+    html`<header class="top">
+        <div class="in">
+          <a class="brand" href="${f.home}">Open Platform <span>${f.brand}</span></a>
+          ${f.who}
+        </div>
+      </header>
+      <main>${f.main}</main>
+      ${f.after}`,
+    f.lang,
+  );
+}
+
+/** A time as UTC `YYYY-MM-DD HH:MM:SS`. */
+export const when = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** A row of a definition list. */
+export const row = (label: string, value: Part): Html =>
+  html`<div class="row">
+    <dt>${label}</dt>
+    <dd>${value}</dd>
+  </div>`;
+
+export const submitButton = (label: string, style = 'primary'): Html =>
+  html`<button type="submit" class="${style}">${label}</button>`;
+
+/** A POST form with the page's CSRF token. */
+export const postForm = (csrf: string, action: string, body: Part, submit: Html): Html =>
+  html`<form method="post" action="${action}">
+    <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
+    ${body} ${submit}
+  </form>`;

@@ -1,0 +1,94 @@
+// What the routes of the page families share: the forms' fields, the options of a page route (its
+// headers, its OpenAPI tag, failures answered as pages), the signed-in user of a page with the
+// check of a form's CSRF token, and what a failure shows.
+import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
+import { Type } from 'typebox';
+import { Errors } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { toAppError } from '../errors.js';
+import { cookiesOf } from './csrf.js';
+import type { CommonTexts } from './lang.js';
+
+export const Text = (maxLength: number) => Type.String({ maxLength });
+/** The CSRF token of every form. */
+export const Csrf = Type.Optional(Text(128));
+
+/** No session (or no valid one): each family answers it its own way. */
+export class NotSignedIn extends Error {}
+/** A form without its session's CSRF token and cookie. */
+export class BadForm extends Error {}
+
+type PageErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+
+/** The options of a family's page routes: its tag in the API reference, its headers, its failure pages. */
+export const pageRoute =
+  (tag: string, headers: Record<string, string>, errorHandler: PageErrorHandler) =>
+  <S extends FastifySchema>(summary: string, schema: S) => ({
+    schema: { ...schema, tags: [tag], summary },
+    onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      void reply.headers(headers);
+      done();
+    },
+    errorHandler,
+  });
+
+/** POST-redirect-GET. */
+export const seeOther = (reply: FastifyReply, path: string) => reply.code(303).header('location', path).send();
+
+export interface Failure {
+  status: number;
+  heading: string;
+  text: string;
+}
+
+/**
+ * What a failed page request shows, but for NotSignedIn, which the caller answers. A server error
+ * is logged and says nothing more; only a parameter error tells its detail.
+ */
+export function failure(error: unknown, request: FastifyRequest, t: CommonTexts & { badFormText: string }): Failure {
+  if (error instanceof BadForm) return { status: 403, heading: t.badForm, text: t.badFormText };
+  const e = toAppError(error, request.url);
+  if (e.def.status >= 500) {
+    request.log.error({ err: error, reqId: request.id }, 'request failed');
+    return { status: 500, heading: t.broken, text: t.brokenText };
+  }
+  // A parameter error is 401 on the /openapi/ surface for compatibility; on a page it is a bad request.
+  const parameters = e.def === Errors.invalidRequest || e.def === Errors.paramError;
+  const message = parameters ? (e.detail ?? e.def.message) : e.def.message;
+  return {
+    status: e.def === Errors.paramError ? 400 : e.def.status,
+    heading: t.failed,
+    text: `${message.charAt(0).toUpperCase()}${message.slice(1)}.`,
+  };
+}
+
+/** The user signed in with the operator's session cookie, and the CSRF token of the page's forms. */
+export interface SignedIn {
+  userId: string;
+  userName: string;
+  csrf: string;
+}
+
+/** The signed-in user of the pages under `path`, whose forms' tokens are bound to that path. */
+export function pageSession(s: Pick<Services, 'sessions' | 'users' | 'csrf'>, path: string) {
+  /** The signed-in user, with the CSRF cookie set for the page's forms. */
+  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn> {
+    const { session } = cookiesOf(request);
+    const userId = await s.sessions.userOf(session);
+    if (userId === undefined || session === undefined) throw new NotSignedIn();
+    const { token, cookie } = s.csrf.issue(path, session);
+    void reply.header('set-cookie', cookie);
+    const user = await s.users.record(userId);
+    return { userId, userName: user?.name ?? userId, csrf: token };
+  }
+
+  /** As viewer, for a form: refused unless its CSRF token (and cookie) belong to the session. */
+  async function poster(request: FastifyRequest, reply: FastifyReply, given: string | undefined): Promise<SignedIn> {
+    const signedIn = await viewer(request, reply);
+    const { session, csrf } = cookiesOf(request);
+    if (session === undefined || !s.csrf.accepts(path, session, csrf, given)) throw new BadForm();
+    return signedIn;
+  }
+
+  return { viewer, poster };
+}
