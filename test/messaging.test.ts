@@ -121,6 +121,17 @@ await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock
     assert.equal(r.status, status, `${what} ${JSON.stringify(r.body)}`);
     assert.deepEqual(r.body, body, what);
   };
+  /** Each object_name in `others` sent to `url` is refused with the list of the ones it takes. */
+  const refusesOthers = async (url: string, body: (objectName: string) => unknown, others: string[], takes: string) => {
+    for (const objectName of others) {
+      refused(
+        await send(url, body(objectName)),
+        401,
+        paramError(`body.object_name: must be one of ${takes}`),
+        objectName,
+      );
+    }
+  };
   const watch = () => watchOutbox(t().app);
   const groupRow = (gid: string, o: Partial<OutboxMessage> & Pick<OutboxMessage, 'object_name' | 'content'>) => ({
     chat_type: 'group',
@@ -222,14 +233,12 @@ await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock
       groupRow(group, { object_name: 'RC:TxtMsg', content: 'old key-only', mention_user_ids: [a.user_id] }),
       groupRow(group, { object_name: 'RCD:Graphic', title: 'G', content: RICH }),
     ]);
-    for (const objectName of ['text', 'richtext', 'RCD:Command']) {
-      refused(
-        await send(OLD_GROUP_SEND, { group_id: group, object_name: objectName, title: 'T', content: 'x' }),
-        401,
-        paramError('body.object_name: must be one of RC:TxtMsg, RCD:Graphic'),
-        objectName,
-      );
-    }
+    await refusesOthers(
+      OLD_GROUP_SEND,
+      (objectName) => ({ group_id: group, object_name: objectName, title: 'T', content: 'x' }),
+      ['text', 'richtext', 'RCD:Command'],
+      'RC:TxtMsg, RCD:Graphic',
+    );
     assert.deepEqual(await w.added(), []);
   });
 
@@ -278,14 +287,12 @@ await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock
       privateRow(b.user_id, { object_name: 'RCD:Command', content: '/start' }),
       privateRow(b.user_id, { object_name: 'RCD:Command', content: '/start' }),
     ]);
-    for (const objectName of ['text', 'richtext']) {
-      refused(
-        await send(OLD_PRIVATE_SEND, { to_user_id: b.user_id, object_name: objectName, content: 'x' }),
-        401,
-        paramError('body.object_name: must be one of RCD:Command'),
-        objectName,
-      );
-    }
+    await refusesOthers(
+      OLD_PRIVATE_SEND,
+      (objectName) => ({ to_user_id: b.user_id, object_name: objectName, content: 'x' }),
+      ['text', 'richtext'],
+      'RCD:Command',
+    );
     assert.deepEqual(await w.added(), []);
   });
 
@@ -322,229 +329,86 @@ await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock
   // ------------------------------------------------------------------ refusals, nothing stored
 
   it('every bad input is a parameter error (HTTP 401) and stores nothing', async () => {
-    const cases: [string, string, unknown, string][] = [];
-    const markup: [string, string, string][] = [
+    const inGroup = (fields: Record<string, unknown>) => ({ group_id: group, ...fields });
+    const toA = (fields: Record<string, unknown>) => ({ to_user_id: a.user_id, ...fields });
+    const tooLong = (field: string, max: number) => `body.${field}: must NOT have more than ${max} characters`;
+    const needs = (field: string, objectName: string) => `body.${field}: required, not empty, for ${objectName}`;
+    // [content, the error in it]: each is sent as group richtext, older-path group RCD:Graphic and private richtext.
+    const markup: [string, string][] = [
+      [tag({ uitag: 'a', text: 'x', href: 'http://docs.example/' }), 'tag 1 (a): href must start with https://'],
+      [tag({ uitag: 'img', src: 'http://img.example/p.png' }), 'tag 1 (img): src must start with https://'],
+      [tag({ uitag: 'img', src: '', href: 'http://x.example/' }), 'tag 1 (img): href must start with https://'],
+      [`x ${tag({ uitag: 'video', src: 'https://v.example/' })}`, 'tag 1: unknown uitag "video"'],
+      [`x {"uitag":"a","text":"x"`, 'tag 1: malformed JSON'],
+      [tag({ uitag: 'font', text: 'x', bold: 'yes' }), 'tag 1 (font): bold must be "true" or "false"'],
+      [tag({ uitag: 'font', text: 'x', italic: true }), 'tag 1 (font): italic must be "true" or "false"'],
+      [tag({ uitag: 'font', text: 'x', color: 'red' }), 'tag 1 (font): color must be #RRGGBB or #RGB'],
       [
-        'http:// link',
-        tag({ uitag: 'a', text: 'x', href: 'http://docs.example/' }),
-        'tag 1 (a): href must start with https://',
-      ],
-      [
-        'http:// image',
-        tag({ uitag: 'img', src: 'http://img.example/p.png' }),
-        'tag 1 (img): src must start with https://',
-      ],
-      [
-        'http:// image link',
-        tag({ uitag: 'img', src: '', href: 'http://x.example/' }),
-        'tag 1 (img): href must start with https://',
-      ],
-      ['unknown uitag', `x ${tag({ uitag: 'video', src: 'https://v.example/' })}`, 'tag 1: unknown uitag "video"'],
-      ['malformed tag', `x {"uitag":"a","text":"x"`, 'tag 1: malformed JSON'],
-      ['bad bold', tag({ uitag: 'font', text: 'x', bold: 'yes' }), 'tag 1 (font): bold must be "true" or "false"'],
-      ['bad italic', tag({ uitag: 'font', text: 'x', italic: true }), 'tag 1 (font): italic must be "true" or "false"'],
-      ['bad color', tag({ uitag: 'font', text: 'x', color: 'red' }), 'tag 1 (font): color must be #RRGGBB or #RGB'],
-      [
-        'unknown tag field',
         tag({ uitag: 'a', text: 'x', href: 'https://docs.example/', target: '_blank' }),
         'tag 1 (a): unknown field "target"',
       ],
       [
-        'second tag bad',
         `${tag({ uitag: 'a', text: 'ok', href: 'https://ok.example/' })}${tag({ uitag: 'font' })}`,
         'tag 2 (font): text is required',
       ],
     ];
-    for (const [name, content, detail] of markup) {
-      cases.push(
-        [
-          `group richtext: ${name}`,
-          GROUP_SEND,
-          { group_id: group, object_name: 'richtext', title: 'T', content },
-          `content: ${detail}`,
-        ],
-        [
-          `group RCD:Graphic: ${name}`,
-          OLD_GROUP_SEND,
-          { group_id: group, object_name: 'RCD:Graphic', title: 'T', content },
-          `content: ${detail}`,
-        ],
-        [
-          `private richtext: ${name}`,
-          PRIVATE_SEND,
-          { to_user_id: a.user_id, object_name: 'richtext', content },
-          `content: ${detail}`,
-        ],
-      );
-    }
     const long = 'x'.repeat(5001);
-    cases.push(
+    // [path, body, the parameter error]
+    const cases: [string, unknown, string][] = [
+      ...markup.flatMap(([content, error]): [string, unknown, string][] => [
+        [GROUP_SEND, inGroup({ object_name: 'richtext', title: 'T', content }), `content: ${error}`],
+        [OLD_GROUP_SEND, inGroup({ object_name: 'RCD:Graphic', title: 'T', content }), `content: ${error}`],
+        [PRIVATE_SEND, toA({ object_name: 'richtext', content }), `content: ${error}`],
+      ]),
+      [GROUP_SEND, inGroup({ object_name: 'text', content: long }), tooLong('content', 5000)],
+      [PRIVATE_SEND, toA({ object_name: 'text', content: long }), tooLong('content', 5000)],
+      [OLD_GROUP_SEND, inGroup({ object_name: 'RC:TxtMsg', message: long }), tooLong('message', 5000)],
+      [OLD_PRIVATE_SEND, toA({ object_name: 'RCD:Command', message: long }), tooLong('message', 5000)],
+      [GROUP_SEND, inGroup({ object_name: 'richtext', title: 't'.repeat(257), content: 'x' }), tooLong('title', 256)],
+      [GROUP_SEND, inGroup({ object_name: 'text', content: '' }), needs('content', 'text')],
+      [PRIVATE_SEND, toA({ object_name: 'text', content: '' }), needs('content', 'text')],
+      [OLD_GROUP_SEND, inGroup({ object_name: 'RC:TxtMsg', message: '' }), needs('message', 'RC:TxtMsg')],
       [
-        'content 5001',
         GROUP_SEND,
-        { group_id: group, object_name: 'text', content: long },
-        'body.content: must NOT have more than 5000 characters',
-      ],
-      [
-        'private content 5001',
-        PRIVATE_SEND,
-        { to_user_id: a.user_id, object_name: 'text', content: long },
-        'body.content: must NOT have more than 5000 characters',
-      ],
-      [
-        'message 5001',
-        OLD_GROUP_SEND,
-        { group_id: group, object_name: 'RC:TxtMsg', message: long },
-        'body.message: must NOT have more than 5000 characters',
-      ],
-      [
-        'command 5001',
-        OLD_PRIVATE_SEND,
-        { to_user_id: a.user_id, object_name: 'RCD:Command', message: long },
-        'body.message: must NOT have more than 5000 characters',
-      ],
-      [
-        'title 257',
-        GROUP_SEND,
-        { group_id: group, object_name: 'richtext', title: 't'.repeat(257), content: 'x' },
-        'body.title: must NOT have more than 256 characters',
-      ],
-      [
-        'empty content',
-        GROUP_SEND,
-        { group_id: group, object_name: 'text', content: '' },
-        'body.content: required, not empty, for text',
-      ],
-      [
-        'empty private content',
-        PRIVATE_SEND,
-        { to_user_id: a.user_id, object_name: 'text', content: '' },
-        'body.content: required, not empty, for text',
-      ],
-      [
-        'empty message',
-        OLD_GROUP_SEND,
-        { group_id: group, object_name: 'RC:TxtMsg', message: '' },
-        'body.message: required, not empty, for RC:TxtMsg',
-      ],
-      [
-        'unknown object_name',
-        GROUP_SEND,
-        { group_id: group, object_name: 'video', content: 'x' },
+        inGroup({ object_name: 'video', content: 'x' }),
         'body.object_name: must be one of text, richtext, RC:TxtMsg, RCD:Graphic',
       ],
       [
-        'private unknown object_name',
         PRIVATE_SEND,
-        { to_user_id: a.user_id, object_name: 'RC:TxtMsg', message: 'x' },
+        toA({ object_name: 'RC:TxtMsg', message: 'x' }),
         'body.object_name: must be one of text, richtext, RCD:Command',
       ],
-      ['missing object_name', GROUP_SEND, { group_id: group, content: 'x' }, 'body.object_name: required'],
-      ['missing group_id', GROUP_SEND, { object_name: 'text', content: 'x' }, 'body.group_id: required'],
+      [GROUP_SEND, { group_id: group, content: 'x' }, 'body.object_name: required'],
+      [GROUP_SEND, { object_name: 'text', content: 'x' }, 'body.group_id: required'],
+      [OLD_GROUP_SEND, { object_name: 'RC:TxtMsg', message: 'x' }, 'body.group_id: required'],
       [
-        'old path missing group_id',
-        OLD_GROUP_SEND,
-        { object_name: 'RC:TxtMsg', message: 'x' },
-        'body.group_id: required',
-      ],
-      [
-        'empty group_id',
         GROUP_SEND,
         { group_id: '', object_name: 'text', content: 'x' },
         'body.group_id: must NOT have fewer than 1 characters',
       ],
-      ['missing to_user_id', PRIVATE_SEND, { object_name: 'text', content: 'x' }, 'body.to_user_id: required'],
-      [
-        'old path missing to_user_id',
-        OLD_PRIVATE_SEND,
-        { object_name: 'RCD:Command', message: 'x' },
-        'body.to_user_id: required',
-      ],
-      [
-        'text without content',
-        GROUP_SEND,
-        { group_id: group, object_name: 'text', message: 'x' },
-        'body.content: required, not empty, for text',
-      ],
-      [
-        'RC:TxtMsg without message',
-        GROUP_SEND,
-        { group_id: group, object_name: 'RC:TxtMsg', content: 'x' },
-        'body.message: required, not empty, for RC:TxtMsg',
-      ],
-      [
-        'RCD:Command without message',
-        OLD_PRIVATE_SEND,
-        { to_user_id: a.user_id, object_name: 'RCD:Command', content: 'x' },
-        'body.message: required, not empty, for RCD:Command',
-      ],
-      [
-        'RCD:Graphic without title',
-        OLD_GROUP_SEND,
-        { group_id: group, object_name: 'RCD:Graphic', content: 'x' },
-        'body.title: required, not empty, for RCD:Graphic',
-      ],
-      [
-        'RCD:Graphic with empty title',
-        GROUP_SEND,
-        { group_id: group, object_name: 'RCD:Graphic', title: '', content: 'x' },
-        'body.title: required, not empty, for RCD:Graphic',
-      ],
-      [
-        'group richtext without title',
-        GROUP_SEND,
-        { group_id: group, object_name: 'richtext', content: 'x' },
-        'body.title: required, not empty, for richtext',
-      ],
-      [
-        'RCD:Graphic without content',
-        GROUP_SEND,
-        { group_id: group, object_name: 'RCD:Graphic', title: 'T' },
-        'body.content: required, not empty, for RCD:Graphic',
-      ],
-      [
-        'unknown field',
-        GROUP_SEND,
-        { group_id: group, object_name: 'text', content: 'x', color: 'red' },
-        'body.color: unknown field',
-      ],
-      [
-        'private unknown field',
-        PRIVATE_SEND,
-        { to_user_id: a.user_id, object_name: 'text', content: 'x', group_id: group },
-        'body.group_id: unknown field',
-      ],
-      [
-        'group_id as number',
-        GROUP_SEND,
-        { group_id: 123, object_name: 'text', content: 'x' },
-        'body.group_id: must be string',
-      ],
-      [
-        'to_user_id as number',
-        PRIVATE_SEND,
-        { to_user_id: 7, object_name: 'text', content: 'x' },
-        'body.to_user_id: must be string',
-      ],
-      [
-        'content as array',
-        GROUP_SEND,
-        { group_id: group, object_name: 'text', content: ['x'] },
-        'body.content: must be string',
-      ],
-      [
-        'unknown mentioned user',
-        GROUP_SEND,
-        { group_id: group, to_user_id: 'nobody', object_name: 'text', content: 'x' },
-        'mention: unknown user',
-      ],
-      ['malformed JSON body', GROUP_SEND, '{"group_id":', 'body: malformed JSON'],
-    );
+      [PRIVATE_SEND, { object_name: 'text', content: 'x' }, 'body.to_user_id: required'],
+      [OLD_PRIVATE_SEND, { object_name: 'RCD:Command', message: 'x' }, 'body.to_user_id: required'],
+      [GROUP_SEND, inGroup({ object_name: 'text', message: 'x' }), needs('content', 'text')],
+      [GROUP_SEND, inGroup({ object_name: 'RC:TxtMsg', content: 'x' }), needs('message', 'RC:TxtMsg')],
+      [OLD_PRIVATE_SEND, toA({ object_name: 'RCD:Command', content: 'x' }), needs('message', 'RCD:Command')],
+      [OLD_GROUP_SEND, inGroup({ object_name: 'RCD:Graphic', content: 'x' }), needs('title', 'RCD:Graphic')],
+      [GROUP_SEND, inGroup({ object_name: 'RCD:Graphic', title: '', content: 'x' }), needs('title', 'RCD:Graphic')],
+      [GROUP_SEND, inGroup({ object_name: 'richtext', content: 'x' }), needs('title', 'richtext')],
+      [GROUP_SEND, inGroup({ object_name: 'RCD:Graphic', title: 'T' }), needs('content', 'RCD:Graphic')],
+      [GROUP_SEND, inGroup({ object_name: 'text', content: 'x', color: 'red' }), 'body.color: unknown field'],
+      [PRIVATE_SEND, toA({ object_name: 'text', content: 'x', group_id: group }), 'body.group_id: unknown field'],
+      [GROUP_SEND, { group_id: 123, object_name: 'text', content: 'x' }, 'body.group_id: must be string'],
+      [PRIVATE_SEND, { to_user_id: 7, object_name: 'text', content: 'x' }, 'body.to_user_id: must be string'],
+      [GROUP_SEND, inGroup({ object_name: 'text', content: ['x'] }), 'body.content: must be string'],
+      [GROUP_SEND, inGroup({ to_user_id: 'nobody', object_name: 'text', content: 'x' }), 'mention: unknown user'],
+      [GROUP_SEND, '{"group_id":', 'body: malformed JSON'],
+    ];
     const w = await watch();
-    for (const [name, url, body, detail] of cases) {
+    for (const [i, [url, body, detail]] of cases.entries()) {
+      const what = `case ${i} (${url}): ${detail}`;
       const headers = typeof body === 'string' ? { ...key(bot), 'content-type': 'application/json' } : key(bot);
-      refused(await send(url, body, headers), 401, paramError(detail), name);
-      assert.deepEqual(await w.added(), [], `${name}: nothing stored`);
+      refused(await send(url, body, headers), 401, paramError(detail), what);
+      assert.deepEqual(await w.added(), [], `${what}: nothing stored`);
     }
   });
 
@@ -867,36 +731,15 @@ await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock
   it('Idempotency-Key: a refused send does not use up its key', async () => {
     const w = await watch();
     const k = uid('idem');
+    const sendOnce = (body: Record<string, unknown>) => send(GROUP_SEND, body, { ...key(bot), 'idempotency-key': k });
+    refused(await sendOnce({ group_id: otherGroup, object_name: 'text', content: 'x' }), 403, NOT_MEMBER);
     refused(
-      await send(
-        GROUP_SEND,
-        { group_id: otherGroup, object_name: 'text', content: 'x' },
-        { ...key(bot), 'idempotency-key': k },
-      ),
-      403,
-      NOT_MEMBER,
-    );
-    refused(
-      await send(
-        GROUP_SEND,
-        { group_id: group, object_name: 'text', content: '' },
-        { ...key(bot), 'idempotency-key': k },
-      ),
+      await sendOnce({ group_id: group, object_name: 'text', content: '' }),
       401,
       paramError('body.content: required, not empty, for text'),
     );
-    accepted(
-      await send(
-        GROUP_SEND,
-        { group_id: group, object_name: 'text', content: 'ok' },
-        { ...key(bot), 'idempotency-key': k },
-      ),
-    );
-    const replay = await send(
-      GROUP_SEND,
-      { group_id: group, object_name: 'text', content: 'ok' },
-      { ...key(bot), 'idempotency-key': k },
-    );
+    accepted(await sendOnce({ group_id: group, object_name: 'text', content: 'ok' }));
+    const replay = await sendOnce({ group_id: group, object_name: 'text', content: 'ok' });
     assert.equal(replay.headers['idempotent-replayed'], 'true');
     assert.deepEqual(withoutIds(await w.added()), [groupRow(group, { object_name: 'text', content: 'ok' })]);
   });
