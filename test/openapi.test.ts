@@ -22,6 +22,21 @@ function operations(doc: Json): Operation[] {
   );
 }
 
+const typeOf = (schema: unknown): unknown =>
+  isObject(schema) ? (schema.type ?? (Array.isArray(schema.anyOf) ? schema.anyOf.map(typeOf) : 'any')) : undefined;
+
+/** The JSON types of an operation's parameters by name, in one part: `query`, `path` or a body media type. */
+function parameterTypes(op: Json, part: string): Record<string, unknown> {
+  const types: Record<string, unknown> = {};
+  for (const p of Array.isArray(op.parameters) ? op.parameters : []) {
+    if (isObject(p) && p.in === part && typeof p.name === 'string') types[p.name] = typeOf(p.schema);
+  }
+  const media = isObject(op.requestBody) && isObject(op.requestBody.content) ? op.requestBody.content[part] : undefined;
+  const properties = isObject(media) && isObject(media.schema) ? media.schema.properties : undefined;
+  for (const [name, schema] of Object.entries(isObject(properties) ? properties : {})) types[name] = typeOf(schema);
+  return types;
+}
+
 /** Each media type's schema with its example. */
 function examples(content: unknown): { schema: unknown; example: unknown }[] {
   if (!isObject(content)) return [];
@@ -84,5 +99,60 @@ await describeStores('OpenAPI document', (t) => {
         }
       }
     }
+  });
+
+  it('documents the parameters of the bot methods, the token endpoints and the Telegram methods', async () => {
+    const ops = new Map(operations(await load()).map(({ id, op }) => [id, op]));
+    const typesOf = (id: string, part: string) => {
+      const op = ops.get(id);
+      assert.ok(op !== undefined, id);
+      return parameterTypes(op, part);
+    };
+    const FORM = 'application/x-www-form-urlencoded';
+    const send = typesOf('post /openapi/bot/sendMessage', FORM);
+    assert.deepEqual(send, {
+      chat_id: 'string',
+      chat_type: ['string', 'string'],
+      text: 'string',
+      content: 'any',
+      parse_mode: 'string',
+      reply_markup: 'any',
+      mention_type: ['number', 'number'],
+      mention_ids: 'array',
+    });
+    // Form and JSON bodies alike.
+    assert.deepEqual(typesOf('post /openapi/bot/sendMessage', 'application/json'), send);
+    assert.deepEqual(typesOf('post /openapi/bot/getUpdates', FORM), {
+      offset: 'integer',
+      limit: 'integer',
+      timeout: 'number',
+      allowed_updates: 'array',
+    });
+    assert.deepEqual(typesOf('post /openapi/bot/setWebhook', FORM), {
+      url: 'string',
+      secret_token: 'string',
+      payload_format: ['string', 'string', 'string'],
+      drop_pending_updates: 'boolean',
+    });
+    // app_id and app_secret are the operation's security (query parameters), not repeated.
+    for (const method of ['get', 'post']) {
+      assert.deepEqual(typesOf(`${method} /openapi/oauth2/access_token`, 'query'), {
+        grant_type: 'string',
+        code: 'string',
+        user_id: 'string',
+        code_verifier: 'string',
+      });
+      assert.deepEqual(typesOf(`${method} /openapi/oauth2/refresh_token`, 'query'), {
+        grant_type: 'string',
+        refresh_token: 'string',
+        user_id: 'string',
+        access_token: 'string',
+        serial_id: 'string',
+      });
+    }
+    const telegram = typesOf('post /telegram/{token}/sendMessage', 'query');
+    assert.equal(telegram.text, 'string');
+    assert.ok('chat_id' in telegram, 'Telegram sendMessage: chat_id');
+    assert.deepEqual(typesOf('post /telegram/{token}/sendMessage', 'path'), { token: 'string' });
   });
 });

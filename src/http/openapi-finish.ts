@@ -1,7 +1,22 @@
 // Finishes the generated OpenAPI document in one place, so no route has to repeat it: pages are
 // not API operations, each surface declares how it authenticates, and every operation carries an
 // example request and response sampled from its own schemas (with realistic values by field name).
+import type { FastifySchema } from 'fastify';
 import { sample } from 'openapi-sampler';
+import type { TSchema } from 'typebox';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * Parameters the route reads itself from the query string and the body merged (the bot methods
+     * and token endpoints through `src/http/params.ts`, the Telegram surface through its own
+     * reader), checked there with this very schema. Fastify does not validate it: a check per part
+     * cannot say "required in either part". The document shows it as the query string (`in:
+     * 'querystring'`, routes that answer GET too) or as the form and JSON body (`in: 'body'`).
+     */
+    mergedParams?: { in: 'querystring' | 'body'; schema: TSchema };
+  }
+}
 
 type Json = Record<string, unknown>;
 
@@ -11,8 +26,10 @@ const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null 
 const PAGE_PREFIXES = ['/developers', '/metrics', '/demo/', '/playground', '/console'];
 export const isPage = (url: string): boolean => PAGE_PREFIXES.some((p) => url === p || url.startsWith(p));
 
+type Security = NonNullable<FastifySchema['security']>;
+
 /** How each surface authenticates where a route does not say so itself. */
-function defaultSecurity(url: string): Json[] {
+function defaultSecurity(url: string): Security {
   if (url.startsWith('/internal/')) return [{ operator: [] }];
   if (url.startsWith('/openapi/oauth2/') || url.startsWith('/openapi/payment/')) {
     return [{ appIdQuery: [], appSecret: [] }];
@@ -136,9 +153,31 @@ function finishOperation(op: Json): void {
   }
 }
 
-/** The route-level part: hides pages, gives every operation its surface's security. */
-export function finishRoute<S extends { hide?: boolean; security?: unknown }>(schema: S, url: string): S {
-  if (isPage(url)) return { ...schema, hide: true };
+/** A form field or a JSON member alike (decisions.md section 2). */
+const MERGED_BODY = ['application/x-www-form-urlencoded', 'application/json'];
+
+/** A parameter with a default is filled in by the reader, so a client need not send it. */
+function withoutDefaultedRequired(schema: TSchema): TSchema {
+  const { required, properties }: Json = { ...schema };
+  if (!Array.isArray(required) || !isObject(properties)) return schema;
+  const isDefaulted = (name: unknown) =>
+    typeof name === 'string' && isObject(properties[name]) && 'default' in properties[name];
+  return { ...schema, required: required.filter((name) => !isDefaulted(name)) };
+}
+
+/** Merged parameters as the part the document shows them in. */
+function documentedParams({ mergedParams, ...schema }: FastifySchema): FastifySchema {
+  if (mergedParams === undefined) return schema;
+  const params = withoutDefaultedRequired(mergedParams.schema);
+  return mergedParams.in === 'body'
+    ? { ...schema, body: params, consumes: MERGED_BODY }
+    : { ...schema, querystring: params };
+}
+
+/** The route-level part: hides pages, documents merged parameters, gives every operation its surface's security. */
+export function finishRoute(route: FastifySchema, url: string): FastifySchema {
+  if (isPage(url)) return { ...route, hide: true };
+  const schema = documentedParams(route);
   return schema.security === undefined ? { ...schema, security: defaultSecurity(url) } : schema;
 }
 

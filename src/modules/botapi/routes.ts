@@ -41,13 +41,16 @@ function textOf(p: { text?: string; content?: unknown }): string {
 
 export function botApiRoutes(app: App, s: Services): void {
   const auth = apiKeyAuth(s.auth, { signed: false });
-  const method = <R extends TSchema>(summary: string, result: R) => ({
+  // The parameters are read by requestParams (query string and body merged) with the same schema
+  // the document shows.
+  const method = <R extends TSchema>(summary: string, result: R, params?: TSchema) => ({
     onRequest: auth,
     schema: {
       tags,
       summary,
       description: 'Parameters as application/x-www-form-urlencoded, JSON or query string.',
       security: [{ apiKey: [] }],
+      ...(params === undefined ? {} : { mergedParams: { in: 'body' as const, schema: params } }),
       response: { 200: BotEnvelope(result) },
     },
   });
@@ -68,7 +71,7 @@ export function botApiRoutes(app: App, s: Services): void {
   const sendParams = requestParams(SendMessageParams);
   app.post(
     '/openapi/bot/sendMessage',
-    method('Send a message to a private chat or a group', MessageSchema),
+    method('Send a message to a private chat or a group', MessageSchema, SendMessageParams),
     async (request, reply) => {
       const { credential } = bot(request);
       const p = sendParams(request);
@@ -92,24 +95,29 @@ export function botApiRoutes(app: App, s: Services): void {
     method(
       'Send a message to every follower (needs the subscription_account permission)',
       Type.Object({ sent: Type.Integer() }),
+      SendToFansParams,
     ),
     async (request) => done(await s.messaging.sendToFans(bot(request).credential, content(fansParams(request)))),
   );
 
   const editParams = requestParams(EditMessageParams);
   for (const name of ['editMessageText', 'editMessage']) {
-    app.post(`/openapi/bot/${name}`, method("Edit one of the bot's own messages", MessageSchema), async (request) => {
-      const { credential } = bot(request);
-      const p = editParams(request);
-      const chat = await s.messaging.chat(p.chat_id, p.chat_type);
-      return done(await messageView(s.db.k, await s.messaging.edit(credential, chat, p.message_id, content(p))));
-    });
+    app.post(
+      `/openapi/bot/${name}`,
+      method("Edit one of the bot's own messages", MessageSchema, EditMessageParams),
+      async (request) => {
+        const { credential } = bot(request);
+        const p = editParams(request);
+        const chat = await s.messaging.chat(p.chat_id, p.chat_type);
+        return done(await messageView(s.db.k, await s.messaging.edit(credential, chat, p.message_id, content(p))));
+      },
+    );
   }
 
   const pollParams = requestParams(GetUpdatesParams);
   app.post(
     '/openapi/bot/getUpdates',
-    method('Updates waiting for the bot (long polling)', Type.Array(UpdateSchema)),
+    method('Updates waiting for the bot (long polling)', Type.Array(UpdateSchema), GetUpdatesParams),
     async (request) => {
       const p = pollParams(request);
       const updates = await s.delivery.getUpdates(bot(request).botId, {
@@ -125,7 +133,7 @@ export function botApiRoutes(app: App, s: Services): void {
   const webhookParams = requestParams(SetWebhookParams);
   app.post(
     '/openapi/bot/setWebhook',
-    method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet),
+    method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet, SetWebhookParams),
     async (request) => {
       const p = webhookParams(request);
       return done(
@@ -141,7 +149,7 @@ export function botApiRoutes(app: App, s: Services): void {
   const deleteParams = requestParams(DeleteWebhookParams);
   app.post(
     '/openapi/bot/deleteWebhook',
-    method('Stop the webhook and receive by long polling again', Type.Literal(true)),
+    method('Stop the webhook and receive by long polling again', Type.Literal(true), DeleteWebhookParams),
     async (request) =>
       done(await s.delivery.deleteWebhook(bot(request).botId, deleteParams(request).drop_pending_updates ?? false)),
   );
@@ -152,16 +160,20 @@ export function botApiRoutes(app: App, s: Services): void {
 
   const answerParams = requestParams(AnswerCallbackParams);
   for (const path of ['/openapi/answerCallbackQuery', '/openapi/bot/answerCallbackQuery']) {
-    app.post(path, method('Answer a button press (callback_query)', Type.Literal(true)), async (request) => {
-      const p = answerParams(request);
-      return done(
-        await s.delivery.answerCallbackQuery(
-          bot(request).botId,
-          p.callback_query_id,
-          p.text ?? null,
-          p.show_alert ?? false,
-        ),
-      );
-    });
+    app.post(
+      path,
+      method('Answer a button press (callback_query)', Type.Literal(true), AnswerCallbackParams),
+      async (request) => {
+        const p = answerParams(request);
+        return done(
+          await s.delivery.answerCallbackQuery(
+            bot(request).botId,
+            p.callback_query_id,
+            p.text ?? null,
+            p.show_alert ?? false,
+          ),
+        );
+      },
+    );
   }
 }

@@ -28,6 +28,7 @@ const loginResponses = <D extends Parameters<typeof Envelope>[0]>(data: D) => ({
 export function oauthRoutes(app: App, s: Services): void {
   const exchangeParams = requestParams(AccessTokenParams);
   const refreshParams = requestParams(RefreshTokenParams);
+  // Read by requestParams (query string and body merged) with the schema the document shows.
   const description = 'Parameters in the query string or the body (form or JSON); GET and POST alike.';
 
   app.route({
@@ -37,6 +38,7 @@ export function oauthRoutes(app: App, s: Services): void {
       tags,
       summary: 'Exchange an authorization code for tokens',
       description,
+      mergedParams: { in: 'querystring', schema: AccessTokenParams },
       response: loginResponses(TokenRecord),
     },
     handler: async (request) => {
@@ -54,6 +56,7 @@ export function oauthRoutes(app: App, s: Services): void {
       tags,
       summary: 'Renew the access token (the refresh token rotates)',
       description,
+      mergedParams: { in: 'querystring', schema: RefreshTokenParams },
       response: loginResponses(TokenRecord),
     },
     handler: async (request) => {

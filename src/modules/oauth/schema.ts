@@ -1,27 +1,36 @@
 import { Type } from 'typebox';
 import { Paging } from '../../lib/schemas.js';
 
-const Text = Type.String({ minLength: 1, maxLength: 512 });
+const Text = (description: string) => Type.String({ minLength: 1, maxLength: 512, description });
+const GrantType = (grant: string) =>
+  Type.String({ minLength: 1, maxLength: 512, description: grant, examples: [grant] });
+const AppCredentials = {
+  app_id: Text('application id from the developer site'),
+  app_secret: Text('App Secret of that application'),
+};
+// grant_type is any text to the schema: the endpoint refuses another grant with -2004, not a parameter error.
 
 export const AccessTokenParams = Type.Object({
-  grant_type: Text,
-  code: Text,
-  app_id: Text,
-  app_secret: Text,
-  user_id: Text,
-  /** PKCE (RFC 7636): required when the authorization request gave a code_challenge. */
-  code_verifier: Type.Optional(Type.String({ maxLength: 512 })),
+  grant_type: GrantType('authorization_code'),
+  code: Text('the code the authorize page redirected with (valid 5 minutes, usable once)'),
+  ...AppCredentials,
+  user_id: Text('the userId the authorize page redirected with'),
+  code_verifier: Type.Optional(
+    Type.String({
+      maxLength: 512,
+      description: 'PKCE (RFC 7636): required when the authorization request gave a code_challenge',
+    }),
+  ),
 });
 
 export const RefreshTokenParams = Type.Object({
-  grant_type: Text,
-  refresh_token: Text,
-  app_id: Text,
-  app_secret: Text,
-  user_id: Text,
+  grant_type: GrantType('refresh_token'),
+  refresh_token: Text('the refresh token (valid 14 days; each refresh issues a new one)'),
+  ...AppCredentials,
+  user_id: Text('the user the tokens were issued for'),
   // Listed by the description beside the refresh parameters; their role is not shown, so unused.
-  access_token: Type.Optional(Type.String({ maxLength: 4096 })),
-  serial_id: Type.Optional(Type.String({ maxLength: 128 })),
+  access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'accepted and not used' })),
+  serial_id: Type.Optional(Type.String({ maxLength: 128, description: 'accepted and not used' })),
 });
 
 export const TokenRecord = Type.Object({
@@ -54,8 +63,7 @@ export const UserWithLevel = Type.Object({
 
 /** RFC 7009 section 2.1, with the app's credentials as the token endpoints take them. */
 export const RevokeParams = Type.Object({
-  app_id: Text,
-  app_secret: Text,
+  ...AppCredentials,
   token: Type.String({ minLength: 1, maxLength: 4096, description: 'An access token or a refresh token' }),
   token_type_hint: Type.Optional(
     Type.String({ maxLength: 64, description: 'access_token or refresh_token; other values are ignored' }),

@@ -86,6 +86,8 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
             description:
               'Parameters in the query string, a JSON body, a form or multipart/form-data (structured values as JSON text). Method names are case-insensitive.',
             params: Params,
+            // Read from the query string and the body merged (params.ts), checked by the method.
+            mergedParams: { in: 'querystring', schema: m.params },
             response: {
               200: Success(m.result),
               400: Failure,
