@@ -11,12 +11,11 @@ declare module 'fastify' {
 
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by route and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
+  readonly requests = this.counter('http_requests_total', 'HTTP requests by route and status', [
+    'method',
+    'route',
+    'status',
+  ]);
   readonly latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by route',
@@ -24,32 +23,28 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
     registers: [this.registry],
   });
-  readonly events = new Counter({
-    name: 'operator_events_total',
-    help: 'Operator events by type and outcome (applied, duplicate, refused)',
-    labelNames: ['type', 'outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly events = this.counter(
+    'operator_events_total',
+    'Operator events by type and outcome (applied, duplicate, refused)',
+    ['type', 'outcome'],
+  );
 
-  readonly webhookAttempts = new Counter({
-    name: 'webhook_attempts_total',
-    help: 'Webhook delivery attempts by outcome (delivered, failed)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly updatesDropped = new Counter({
-    name: 'updates_dropped_total',
-    help: 'Updates dropped unconfirmed after 24 hours (polling and webhook)',
-    registers: [this.registry],
-  });
+  readonly webhookAttempts = this.counter(
+    'webhook_attempts_total',
+    'Webhook delivery attempts by outcome (delivered, failed)',
+    ['outcome'],
+  );
+  readonly updatesDropped = this.counter(
+    'updates_dropped_total',
+    'Updates dropped unconfirmed after 24 hours (polling and webhook)',
+  );
 
   /** The bot surface answers most errors with HTTP 200, so statuses alone do not count them. */
-  readonly errors = new Counter({
-    name: 'http_errors_total',
-    help: 'Error answers by surface (openapi, bot, internal) and error id',
-    labelNames: ['surface', 'error'] as const,
-    registers: [this.registry],
-  });
+  readonly errors = this.counter(
+    'http_errors_total',
+    'Error answers by surface (openapi, bot, internal) and error id',
+    ['surface', 'error'],
+  );
 
   private redisState: () => boolean | undefined = () => undefined;
   readonly redisUp = new Gauge({
@@ -81,6 +76,10 @@ export class Metrics {
   /** Where the long-poll gauge reads its value. */
   trackLongPolls(count: () => number): void {
     this.countLongPolls = count;
+  }
+
+  private counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
 
   constructor(withProcessMetrics = true) {

@@ -3,7 +3,7 @@
 // instance falls back to its memory (single-instance behaviour) until it returns.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
-import { MemoryRateLimiter, RedisRateLimiter, type Bucket, type RateLimiter, type Take } from './rate-limit.js';
+import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 import { RedisLink } from './redis-link.js';
 
 export interface NonceStore {
@@ -82,34 +82,13 @@ export class RedisNonceStore implements NonceStore {
   }
 }
 
-/** Redis while it answers, this instance's memory while it does not. */
-class FallbackNonceStore implements NonceStore {
-  private readonly remote: RedisNonceStore;
-  private readonly local = new MemoryNonceStore();
-  constructor(private readonly link: RedisLink) {
-    this.remote = new RedisNonceStore(link.redis);
-  }
-  claim(key: string, expiresAt: number, now: number): Promise<boolean> {
-    return this.link.either(
-      () => this.remote.claim(key, expiresAt, now),
-      () => this.local.claim(key, expiresAt, now),
+/** Redis while it answers, this instance's memory while it does not: `use` calls one or the other. */
+function fallback<S>(link: RedisLink, remote: S, local: S) {
+  return <R>(use: (store: S) => Promise<R>): Promise<R> =>
+    link.either(
+      () => use(remote),
+      () => use(local),
     );
-  }
-}
-
-/** Redis while it answers, this instance's memory while it does not. */
-class FallbackRateLimiter implements RateLimiter {
-  private readonly remote: RedisRateLimiter;
-  private readonly local = new MemoryRateLimiter();
-  constructor(private readonly link: RedisLink) {
-    this.remote = new RedisRateLimiter(link.redis);
-  }
-  take(key: string, bucket: Bucket, now: number): Promise<Take> {
-    return this.link.either(
-      () => this.remote.take(key, bucket, now),
-      () => this.local.take(key, bucket, now),
-    );
-  }
 }
 
 export type Listener = (message: string) => void;
@@ -201,9 +180,11 @@ export function openSharedState(redisUrl: string | undefined): SharedState {
   }
   const link = new RedisLink(redisUrl);
   const bus = new RedisBus(link, RedisLink.client(redisUrl), RedisLink.client(redisUrl));
+  const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
+  const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
   return {
-    nonces: new FallbackNonceStore(link),
-    limiter: new FallbackRateLimiter(link),
+    nonces: { claim: (key, expiresAt, now) => nonces((store) => store.claim(key, expiresAt, now)) },
+    limiter: { take: (key, bucket, now) => limiter((store) => store.take(key, bucket, now)) },
     bus,
     redis: link,
     close: async () => {
