@@ -14,6 +14,8 @@ export const DateTimeText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}
 /** Query fragments of the read endpoints. */
 export const WalletParam = Type.String({ minLength: 1, maxLength: 128 });
 export const ChainParam = Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1 });
+/** A wallet address on a chain (chain 1 unless given). */
+export const WalletOnChain = { wallet_address: WalletParam, chain_id: ChainParam };
 export const InviteUrlParam = Type.String({ minLength: 1, maxLength: 1024 });
 /** decisions.md section 4: page from 1, size 1 to 100 (default 20). */
 export const Paging = {

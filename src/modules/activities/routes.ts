@@ -1,3 +1,4 @@
+import type { TSchema } from 'typebox';
 import { ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
@@ -20,57 +21,34 @@ const group = (q: { group_invite_url?: string; gid?: string }) =>
 
 export function activityRoutes(app: App, s: Services): void {
   const auth = apiKeyAuth(s.auth, { signed: true, read: true });
+  const read = <Q extends TSchema, D extends TSchema>(summary: string, querystring: Q, data: D) =>
+    readRoute(auth, { tags, summary, querystring, data });
 
-  const votes = readRoute(auth, {
-    tags,
-    summary: 'Votes of a wallet in a group',
-    querystring: WalletInGroupQuery,
-    data: VoteInfo,
-  });
   for (const path of ['/openapi/vote/info', '/openapi/behavior/vote']) {
-    app.get(path, votes, async ({ query: q }) =>
+    app.get(path, read('Votes of a wallet in a group', WalletInGroupQuery, VoteInfo), async ({ query: q }) =>
       ok(200, await s.activities.votes(q.chain_id, q.wallet_address, group(q))),
     );
   }
-
-  const draws = readRoute(auth, {
-    tags,
-    summary: 'Lucky draws of a wallet in a group',
-    querystring: WalletInGroupQuery,
-    data: LuckyDrawInfo,
-  });
   for (const path of ['/openapi/lucky_draw/info', '/openapi/behavior/lucky_draw']) {
-    app.get(path, draws, async ({ query: q }) =>
+    app.get(path, read('Lucky draws of a wallet in a group', WalletInGroupQuery, LuckyDrawInfo), async ({ query: q }) =>
       ok(1, await s.activities.luckyDraws(q.chain_id, q.wallet_address, group(q))),
     );
   }
-
-  const boxes = readRoute(auth, {
-    tags,
-    summary: 'Lucky boxes sent and received by a wallet',
-    querystring: WalletQuery,
-    data: LuckyBoxOfWallet,
-  });
   for (const path of ['/openapi/lucky_box/user', '/openapi/lucky_box/user222']) {
-    app.get(path, boxes, async ({ query: q }) =>
-      ok(1, await s.activities.luckyBoxesOfWallet(q.chain_id, q.wallet_address)),
+    app.get(
+      path,
+      read('Lucky boxes sent and received by a wallet', WalletQuery, LuckyBoxOfWallet),
+      async ({ query: q }) => ok(1, await s.activities.luckyBoxesOfWallet(q.chain_id, q.wallet_address)),
     );
   }
-
   app.get(
     '/openapi/lucky_box/user/group',
-    readRoute(auth, {
-      tags,
-      summary: 'Lucky boxes a wallet received in a group',
-      querystring: WalletInGroupQuery,
-      data: LuckyBoxInGroup,
-    }),
+    read('Lucky boxes a wallet received in a group', WalletInGroupQuery, LuckyBoxInGroup),
     async ({ query: q }) => ok(1, await s.activities.luckyBoxesInGroup(q.chain_id, q.wallet_address, group(q))),
   );
-
   app.get(
     '/openapi/lucky_box/group',
-    readRoute(auth, { tags, summary: 'Lucky boxes sent in a group', querystring: GroupQuery, data: LuckyBoxOfGroup }),
+    read('Lucky boxes sent in a group', GroupQuery, LuckyBoxOfGroup),
     async ({ query: q }) => ok(200, await s.activities.luckyBoxesOfGroup(group(q))),
   );
 }

@@ -1,15 +1,10 @@
 import { Type } from 'typebox';
-import { ChainParam, WalletParam } from '../../lib/schemas.js';
-import { GidParam, ShareUrlParam } from '../groups/index.js';
+import { WalletOnChain } from '../../lib/schemas.js';
+import { GroupByShareUrl } from '../groups/index.js';
 
-export const WalletQuery = Type.Object({ wallet_address: WalletParam, chain_id: ChainParam });
-export const WalletInGroupQuery = Type.Object({
-  wallet_address: WalletParam,
-  chain_id: ChainParam,
-  group_invite_url: ShareUrlParam,
-  gid: GidParam,
-});
-export const GroupQuery = Type.Object({ group_invite_url: ShareUrlParam, gid: GidParam });
+export const WalletQuery = Type.Object(WalletOnChain);
+export const WalletInGroupQuery = Type.Object({ ...WalletOnChain, ...GroupByShareUrl });
+export const GroupQuery = Type.Object(GroupByShareUrl);
 
 export const VoteInfo = Type.Object({ vote_number: Type.Integer() });
 export const LuckyDrawInfo = Type.Object({

@@ -11,6 +11,8 @@ export const ShareUrlParam = Type.Optional(
 export const GidParam = Type.Optional(
   Type.String({ minLength: 1, maxLength: 128, description: 'the group id, in place of the share URL' }),
 );
+/** The query fields of a group named by its share URL (`group_invite_url`) or its id. */
+export const GroupByShareUrl = { group_invite_url: ShareUrlParam, gid: GidParam };
 
 /** The group a query names; neither or both fields is a parameter error naming the share URL field. */
 export function groupAddress(urlField: string, url: string | undefined, gid: string | undefined): GroupAddress {

@@ -8,43 +8,40 @@ import { usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const GroupRef = { group_id: Id, user_id: Id };
+const GroupUpserted = Type.Object(
+  {
+    group_id: Id,
+    name: Type.String({ maxLength: 256 }),
+    invite_url: Type.String({ minLength: 1, maxLength: 1024 }),
+    pic: OptionalText(),
+    is_charge: Type.Optional(Type.Boolean()),
+    subchannel_number: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    maximum: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+    created_at: Type.Optional(DateTimeText),
+    owner_id: Type.Optional(Id),
+  },
+  { additionalProperties: false },
+);
 
 export const groupEvents = [
-  defineEvent(
-    'group.upserted',
-    Type.Object(
-      {
-        group_id: Id,
-        name: Type.String({ maxLength: 256 }),
-        invite_url: Type.String({ minLength: 1, maxLength: 1024 }),
-        pic: OptionalText(),
-        is_charge: Type.Optional(Type.Boolean()),
-        subchannel_number: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-        maximum: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-        created_at: Type.Optional(DateTimeText),
-        owner_id: Type.Optional(Id),
-      },
-      { additionalProperties: false },
-    ),
-    async ({ tx, now }, d) => {
-      const urlOwner = await repo.groupIdByInviteUrl(tx, d.invite_url);
-      if (urlOwner !== undefined && urlOwner !== d.group_id) return 'invite_url_taken';
-      if (d.owner_id !== undefined && !(await usersExist(tx, [d.owner_id]))) return 'unknown_user';
-      const existing = await repo.findGroup(tx, d.group_id);
-      await repo.upsertGroup(tx, {
-        group_id: d.group_id,
-        name: d.name,
-        invite_url: d.invite_url,
-        pic: d.pic ?? existing?.pic ?? '',
-        is_charge: d.is_charge === undefined ? (existing?.is_charge ?? 0) : d.is_charge ? 1 : 0,
-        subchannel_number: d.subchannel_number ?? existing?.subchannel_number ?? 0,
-        maximum: d.maximum ?? existing?.maximum ?? 0,
-        created_at: d.created_at ?? existing?.created_at ?? formatDateTime(now),
-        owner_id: d.owner_id ?? existing?.owner_id ?? null,
-      });
-      return undefined;
-    },
-  ),
+  defineEvent('group.upserted', GroupUpserted, async ({ tx, now }, d) => {
+    const urlOwner = await repo.groupIdByInviteUrl(tx, d.invite_url);
+    if (urlOwner !== undefined && urlOwner !== d.group_id) return 'invite_url_taken';
+    if (d.owner_id !== undefined && !(await usersExist(tx, [d.owner_id]))) return 'unknown_user';
+    const existing = await repo.findGroup(tx, d.group_id);
+    await repo.upsertGroup(tx, {
+      group_id: d.group_id,
+      name: d.name,
+      invite_url: d.invite_url,
+      pic: d.pic ?? existing?.pic ?? '',
+      is_charge: d.is_charge === undefined ? (existing?.is_charge ?? 0) : d.is_charge ? 1 : 0,
+      subchannel_number: d.subchannel_number ?? existing?.subchannel_number ?? 0,
+      maximum: d.maximum ?? existing?.maximum ?? 0,
+      created_at: d.created_at ?? existing?.created_at ?? formatDateTime(now),
+      owner_id: d.owner_id ?? existing?.owner_id ?? null,
+    });
+    return undefined;
+  }),
   defineEvent(
     'group.member.joined',
     Type.Object(

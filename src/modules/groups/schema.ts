@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { ChainParam, WalletParam } from '../../lib/schemas.js';
-import { GidParam, ShareUrlParam } from './address.js';
+import { GidParam, GroupByShareUrl, ShareUrlParam } from './address.js';
 
-export const GroupInfoQuery = Type.Object({ group_invite_url: ShareUrlParam, gid: GidParam });
+export const GroupInfoQuery = Type.Object(GroupByShareUrl);
 export const IsJoinQuery = Type.Object({
   walletAddress: WalletParam,
   url: ShareUrlParam,

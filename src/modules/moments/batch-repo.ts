@@ -1,6 +1,7 @@
 // Set-based SQL for runs of moment events (see events/rows.ts): each statement takes all of a
 // run's rows as one JSON parameter.
 import { type BatchContext, json, run, statement } from '../events/index.js';
+import { pairTable, type Pair } from '../users/index.js';
 
 const authorsOf = statement(
   (rows) => `SELECT moment_id, author_id FROM moments
@@ -24,27 +25,13 @@ export async function createMoments(ctx: BatchContext, moments: readonly (readon
   if (moments.length > 0) await run(ctx, insertMoments, [ctx.now, json(moments)]);
 }
 
-export type Like = readonly [momentId: string, userId: string];
+export type Like = Pair;
 
-const likesAmong = statement(
-  (rows) => `SELECT moment_id, user_id FROM moment_likes WHERE (moment_id, user_id) IN
-    (SELECT r.m, r.u FROM ${rows({ m: 'text', u: 'text' })} AS r)`,
-);
+const likes = pairTable('moment_likes', ['moment_id', 'user_id']);
 
-/** Which of `likes` exist, as `moment\0user`. */
-export async function existingLikes(ctx: BatchContext, likes: readonly Like[]): Promise<Set<string>> {
-  const rows = await run<{ moment_id: string; user_id: string }>(ctx, likesAmong, [json(likes)]);
-  return new Set(rows.map((r) => `${r.moment_id}\u0000${r.user_id}`));
-}
+/** Which of `likes` exist, by pairKey(moment, user). */
+export const existingLikes = likes.existing;
 
-const insertLikes = statement(
-  (rows) => `INSERT INTO moment_likes (moment_id, user_id, created_at)
-    SELECT r.m, r.u, ? FROM ${rows({ m: 'text', u: 'text' })} AS r ORDER BY r.ord`,
-);
-const deleteLikes = statement(
-  (rows) => `DELETE FROM moment_likes WHERE (moment_id, user_id) IN
-    (SELECT r.m, r.u FROM ${rows({ m: 'text', u: 'text' })} AS r)`,
-);
 const bumpLikeCounts = statement(
   (rows) => `UPDATE moments SET like_count = moments.like_count + r.d
     FROM ${rows({ id: 'text', d: 'int' })} AS r WHERE moments.moment_id = r.id`,
@@ -57,7 +44,6 @@ export async function writeLikes(
   removed: readonly Like[],
   counts: ReadonlyMap<string, number>,
 ): Promise<void> {
-  if (added.length > 0) await run(ctx, insertLikes, [ctx.now, json(added)]);
-  if (removed.length > 0) await run(ctx, deleteLikes, [json(removed)]);
+  await likes.write(ctx, added, removed);
   if (counts.size > 0) await run(ctx, bumpLikeCounts, [json([...counts])]);
 }

@@ -2,7 +2,7 @@
 // order in memory (refusals and all), then the rows and summed counter deltas are written in one
 // statement each.
 import { addTo, type BatchContext, type Outcome } from '../events/index.js';
-import { bumpUsersStats, knownUsers, socialDeltas } from '../users/index.js';
+import { bumpUsersStats, knownUsers, pairKey, socialDeltas } from '../users/index.js';
 import { createMoments, existingLikes, momentAuthors, writeLikes, type Like } from './batch-repo.js';
 
 export interface MomentCreated {
@@ -10,15 +10,21 @@ export interface MomentCreated {
   author_id: string;
 }
 
-export async function createMomentsTogether(ctx: BatchContext, events: readonly MomentCreated[]): Promise<Outcome[]> {
-  const known = await knownUsers(
-    ctx,
-    events.map((d) => d.author_id),
-  );
+/** What a run names: the authors of its moments that exist, and which of its users are known. */
+async function named<E extends { moment_id: string }>(
+  ctx: BatchContext,
+  events: readonly E[],
+  userOf: (d: E) => string,
+) {
   const authors = await momentAuthors(
     ctx,
     events.map((d) => d.moment_id),
   );
+  return { authors, known: await knownUsers(ctx, events.map(userOf)) };
+}
+
+export async function createMomentsTogether(ctx: BatchContext, events: readonly MomentCreated[]): Promise<Outcome[]> {
+  const { authors, known } = await named(ctx, events, (d) => d.author_id);
   const created: [string, string][] = [];
   const outcomes = events.map((d): Outcome => {
     if (!known.has(d.author_id)) return 'unknown_user';
@@ -39,14 +45,7 @@ export interface LikeRef {
 }
 
 export async function likeTogether(ctx: BatchContext, events: readonly LikeRef[], liked: boolean): Promise<Outcome[]> {
-  const authors = await momentAuthors(
-    ctx,
-    events.map((d) => d.moment_id),
-  );
-  const known = await knownUsers(
-    ctx,
-    events.map((d) => d.user_id),
-  );
+  const { authors, known } = await named(ctx, events, (d) => d.user_id);
   const likes = await existingLikes(
     ctx,
     events.map((d): Like => [d.moment_id, d.user_id]),
@@ -60,7 +59,7 @@ export async function likeTogether(ctx: BatchContext, events: readonly LikeRef[]
     const author = authors.get(d.moment_id);
     if (author === undefined) return 'unknown_moment';
     if (!known.has(d.user_id)) return 'unknown_user';
-    const key = `${d.moment_id}\u0000${d.user_id}`;
+    const key = pairKey(d.moment_id, d.user_id);
     if (likes.has(key) === liked) return undefined;
     if (liked) likes.add(key);
     else likes.delete(key);

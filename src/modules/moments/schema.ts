@@ -1,11 +1,11 @@
 import { Type } from 'typebox';
-import { ChainParam, Paging, WalletParam } from '../../lib/schemas.js';
+import { ChainParam, Paging, WalletOnChain, WalletParam } from '../../lib/schemas.js';
 import { PublicUser } from '../users/index.js';
 
 const MomentId = Type.String({ minLength: 1, maxLength: 128 });
 
-export const PraiseInfoQuery = Type.Object({ wallet_address: WalletParam, chain_id: ChainParam });
-export const GivePraiseQuery = Type.Object({ wallet_address: WalletParam, chain_id: ChainParam, moment_id: MomentId });
+export const PraiseInfoQuery = Type.Object(WalletOnChain);
+export const GivePraiseQuery = Type.Object({ ...WalletOnChain, moment_id: MomentId });
 export const ReceivePraiseQuery = Type.Object({
   moment_id: MomentId,
   wallet_address: Type.Optional(WalletParam),

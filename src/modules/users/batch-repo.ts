@@ -132,30 +132,42 @@ export async function bumpUsersStats(ctx: BatchContext, sums: ReadonlyMap<string
   await run(ctx, bumpStats, [json(rows)]);
 }
 
-const edgesAmong = statement(
-  (rows) => `SELECT follower_id, followed_id FROM follows WHERE (follower_id, followed_id) IN
+export type Pair = readonly [string, string];
+
+/** How `existing` names a pair. */
+export const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
+
+/**
+ * Set-based SQL for a table of pairs (two text columns, created_at, and a seq that follows the
+ * order of insertion): follows, moment likes.
+ */
+export function pairTable(table: string, [a, b]: readonly [string, string]) {
+  const among = statement(
+    (rows) => `SELECT ${a} AS a, ${b} AS b FROM ${table} WHERE (${a}, ${b}) IN
     (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
-);
+  );
+  const insert = statement(
+    (rows) => `INSERT INTO ${table} (${a}, ${b}, created_at)
+    SELECT r.a, r.b, ? FROM ${rows({ a: 'text', b: 'text' })} AS r ORDER BY r.ord`,
+  );
+  const remove = statement(
+    (rows) => `DELETE FROM ${table} WHERE (${a}, ${b}) IN
+    (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
+  );
+  return {
+    /** Which of `pairs` exist, by pairKey. */
+    existing: async (ctx: BatchContext, pairs: readonly Pair[]): Promise<Set<string>> => {
+      const rows = await run<{ a: string; b: string }>(ctx, among, [json(pairs)]);
+      return new Set(rows.map((r) => pairKey(r.a, r.b)));
+    },
+    /** Inserts the new pairs in order (their seq follows it), then removes the others. */
+    write: async (ctx: BatchContext, added: readonly Pair[], removed: readonly Pair[]): Promise<void> => {
+      if (added.length > 0) await run(ctx, insert, [ctx.now, json(added)]);
+      if (removed.length > 0) await run(ctx, remove, [json(removed)]);
+    },
+  };
+}
 
 export type Edge = readonly [follower: string, followed: string];
 
-/** Which of `edges` exist, as `follower\0followed`. */
-export async function existingFollows(ctx: BatchContext, edges: readonly Edge[]): Promise<Set<string>> {
-  const rows = await run<{ follower_id: string; followed_id: string }>(ctx, edgesAmong, [json(edges)]);
-  return new Set(rows.map((r) => `${r.follower_id}\u0000${r.followed_id}`));
-}
-
-const insertEdges = statement(
-  (rows) => `INSERT INTO follows (follower_id, followed_id, created_at)
-    SELECT r.a, r.b, ? FROM ${rows({ a: 'text', b: 'text' })} AS r ORDER BY r.ord`,
-);
-const deleteEdges = statement(
-  (rows) => `DELETE FROM follows WHERE (follower_id, followed_id) IN
-    (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
-);
-
-/** Inserts the new edges in order (their seq follows it), then removes the others. */
-export async function writeFollows(ctx: BatchContext, added: readonly Edge[], removed: readonly Edge[]): Promise<void> {
-  if (added.length > 0) await run(ctx, insertEdges, [ctx.now, json(added)]);
-  if (removed.length > 0) await run(ctx, deleteEdges, [json(removed)]);
-}
+export const follows = pairTable('follows', ['follower_id', 'followed_id']);

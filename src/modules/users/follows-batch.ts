@@ -2,7 +2,7 @@
 // are read once, the events are played in order in memory, then the edges and the summed counter
 // deltas are written in one statement each.
 import { addTo, type BatchContext, type Outcome } from '../events/index.js';
-import { bumpUsersStats, existingFollows, knownUsers, writeFollows, type Edge, socialDeltas } from './batch-repo.js';
+import { bumpUsersStats, follows, knownUsers, pairKey, type Edge, socialDeltas } from './batch-repo.js';
 
 export interface FollowRef {
   follower_id: string;
@@ -18,7 +18,7 @@ export async function followTogether(
     ctx,
     events.flatMap((d) => [d.follower_id, d.followed_id]),
   );
-  const edges = await existingFollows(
+  const edges = await follows.existing(
     ctx,
     events.map((d): Edge => [d.follower_id, d.followed_id]),
   );
@@ -29,7 +29,7 @@ export async function followTogether(
   const outcomes = events.map((d): Outcome => {
     if (!known.has(d.follower_id) || !known.has(d.followed_id)) return 'unknown_user';
     if (d.follower_id === d.followed_id) return 'self_follow';
-    const key = `${d.follower_id}\u0000${d.followed_id}`;
+    const key = pairKey(d.follower_id, d.followed_id);
     if (edges.has(key) === created) return undefined;
     if (created) {
       edges.add(key);
@@ -42,7 +42,7 @@ export async function followTogether(
     addTo(followers, d.followed_id, created ? 1 : -1);
     return undefined;
   });
-  await writeFollows(ctx, added, removed);
+  await follows.write(ctx, added, removed);
   await bumpUsersStats(ctx, socialDeltas({ following, followers }));
   return outcomes;
 }
