@@ -1,7 +1,7 @@
 // Two Ajv instances: query strings, path parameters and headers arrive as text and are coerced
 // to the schema's types; JSON bodies are checked strictly (a number is not a string, unknown
 // fields are refused, nothing is silently removed).
-import { Ajv, type ErrorObject, type Options } from 'ajv';
+import { Ajv, type Options } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 
@@ -15,14 +15,38 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
 /** A validator that coerces text to the schema's types (form fields, query strings) and applies defaults. */
 export const compileCoercing = <S extends TSchema>(schema: S) => coercing.compile<Static<S>>(schema);
 
-/** "body.group_id: required", "querystring.size: must be <= 100": a field and its rule. */
-export function describeValidation(context: string, errors: readonly Partial<ErrorObject>[]): string {
+/** One failed check, as Ajv (route schemas) and TypeBox's compiler (event envelopes and data) report it. */
+export interface ValidationIssue {
+  readonly keyword?: string;
+  readonly instancePath?: string;
+  readonly schemaPath?: string;
+  readonly params?: Readonly<Record<string, unknown>>;
+  readonly message?: string;
+}
+
+/**
+ * The one wording of a validation failure, for every surface: "body.group_id: required",
+ * "querystring.size: must be <= 100", "data.color: unknown field": the first failed check's field
+ * (after `context`) and its rule.
+ */
+export function describeValidation(context: string, errors: readonly ValidationIssue[]): string {
   const first = errors[0];
   if (first === undefined) return context;
   const path = (first.instancePath ?? '').split('/').filter(Boolean).join('.');
   const at = (field: string) => [context, path, field].filter(Boolean).join('.');
-  const params: Record<string, unknown> = first.params ?? {};
-  if (first.keyword === 'required') return `${at(String(params.missingProperty))}: required`;
-  if (first.keyword === 'additionalProperties') return `${at(String(params.additionalProperty))}: unknown field`;
+  const params = first.params ?? {};
+  // Ajv names one field (missingProperty, additionalProperty), TypeBox a list of them.
+  const named = (one: string, list: string) => {
+    const v = params[one] ?? params[list];
+    return Array.isArray(v) ? v.join(', ') : String(v);
+  };
+  if (first.keyword === 'required') return `${at(named('missingProperty', 'requiredProperties'))}: required`;
+  if (first.keyword === 'additionalProperties') {
+    return `${at(named('additionalProperty', 'additionalProperties'))}: unknown field`;
+  }
+  // TypeBox reports an unknown field first as the `false` schema it broke, at the field's own path.
+  if (first.keyword === 'boolean' && first.schemaPath?.endsWith('/additionalProperties') === true) {
+    return `${at('')}: unknown field`;
+  }
   return `${at('')}: ${first.message ?? 'invalid'}`;
 }

@@ -4,6 +4,7 @@ import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Dialect } from '../../db/connect.js';
 import type { Work } from '../../db/work.js';
+import { describeValidation } from '../../http/validation.js';
 
 /** The batch's transaction, shared by its events. */
 export interface EventContext extends Work {
@@ -51,19 +52,7 @@ export function defineEvent<S extends TSchema, P = undefined>(
     type,
     schema,
     problem(data) {
-      if (validator.Check(data)) return undefined;
-      const [first] = validator.Errors(data);
-      if (first === undefined) return 'invalid';
-      const path = first.instancePath.split('/').filter(Boolean).join('.');
-      const params: Record<string, unknown> = first.params;
-      const named = (key: string) => {
-        const v = params[key];
-        return Array.isArray(v) ? v.join(', ') : String(v);
-      };
-      if (first.schemaPath.endsWith('/additionalProperties')) return `data.${path}: unknown field`;
-      if (first.keyword === 'required') return `data.${named('requiredProperties')}: required`;
-      if (first.keyword === 'additionalProperties') return `data.${named('additionalProperties')}: unknown field`;
-      return `data${path === '' ? '' : `.${path}`}: ${first.message}`;
+      return validator.Check(data) ? undefined : describeValidation('data', validator.Errors(data));
     },
     async prepare(data) {
       if (!validator.Check(data)) throw new Error(`event ${type} applied without validation`);

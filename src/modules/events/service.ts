@@ -5,6 +5,7 @@ import { Compile } from 'typebox/compile';
 import type { Db } from '../../db/connect.js';
 import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
+import { describeValidation } from '../../http/validation.js';
 import { hasNul } from '../../lib/nul.js';
 import type { EventHandler } from './define.js';
 import { applySetBased } from './pipeline.js';
@@ -31,9 +32,7 @@ const Envelope = Compile(
 
 function envelopeProblem(e: unknown): string {
   if (typeof e !== 'object' || e === null || Array.isArray(e)) return 'an event is an object {id, type, data}';
-  const [first] = Envelope.Errors(e);
-  if (first?.keyword === 'required') return `${String(first.params.requiredProperties)}: required`;
-  return `${first?.instancePath.split('/').filter(Boolean).join('.') ?? 'event'}: ${first?.message ?? 'invalid'}`;
+  return describeValidation('', Envelope.Errors(e));
 }
 
 export class EventsService {
