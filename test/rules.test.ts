@@ -6,12 +6,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runCli } from '../src/cli/run.js';
 import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import * as rules from '../src/lib/input-rules.js';
 import { checkWebhookUrl, INSECURE_REFUSED } from '../src/modules/delivery/webhook-http.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
+import { runCaptured } from './helpers/cli.js';
 import { createUsers, type TestUser } from './helpers/factories.js';
 
 /** Inputs the developer site refuses, with the words of the refusal. */
@@ -73,50 +73,33 @@ await describeStores('the operator API follows the developer site', (t) => {
     const res = await t().app.inject({ method: 'POST', url, headers: adminHeaders, payload });
     return { status: res.statusCode, body: res.json<Record<string, unknown>>() };
   };
-  const count = async (table: 'apps' | 'bots') =>
-    Number(
-      (
-        await s()
-          .db.k.selectFrom(table)
-          .select((e) => e.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const count = async (table: 'apps' | 'bots') => (await s().db.k.selectFrom(table).select('app_id').execute()).length;
   let owner: TestUser;
-
-  it('POST /internal/v1/apps refuses what the site refuses: 400 invalid_request with the same words, nothing created', async () => {
-    [owner] = (await createUsers(t().app, 1)) as [TestUser];
-    const before = await count('apps');
-    for (const [what, input, words] of APP_REFUSALS) {
-      assert.equal(
-        await refusal(() => run((w) => s().developers.createApp(w, owner.user_id, input))),
-        `invalid_request: ${words}`,
-        what,
-      );
+  /** Each case is refused by the site (the developers service) and by POST /internal/v1/<table> in the same words; nothing is created. */
+  const refusedAlike = async <I extends object>(
+    table: 'apps' | 'bots',
+    site: (w: Work, input: I) => Promise<unknown>,
+    cases: readonly [string, I, string][],
+  ) => {
+    const before = await count(table);
+    for (const [what, input, words] of cases) {
+      assert.equal(await refusal(() => run((w) => site(w, input))), `invalid_request: ${words}`, what);
       assert.deepEqual(
-        await post('/internal/v1/apps', { owner_user_id: owner.user_id, ...input }),
+        await post(`/internal/v1/${table}`, { owner_user_id: owner.user_id, ...input }),
         { status: 400, body: { error: 'invalid_request', message: words } },
         what,
       );
     }
-    assert.equal(await count('apps'), before);
+    assert.equal(await count(table), before);
+  };
+
+  it('POST /internal/v1/apps refuses what the site refuses: 400 invalid_request with the same words', async () => {
+    [owner] = (await createUsers(t().app, 1)) as [TestUser];
+    await refusedAlike('apps', (w, input) => s().developers.createApp(w, owner.user_id, input), APP_REFUSALS);
   });
 
-  it('POST /internal/v1/bots refuses what the site and the assistant refuse, nothing created', async () => {
-    const before = await count('bots');
-    for (const [what, input, words] of BOT_REFUSALS) {
-      assert.equal(
-        await refusal(() => run((w) => s().developers.createBot(w, owner.user_id, input))),
-        `invalid_request: ${words}`,
-        what,
-      );
-      assert.deepEqual(
-        await post('/internal/v1/bots', { owner_user_id: owner.user_id, ...input }),
-        { status: 400, body: { error: 'invalid_request', message: words } },
-        what,
-      );
-    }
-    assert.equal(await count('bots'), before);
+  it('POST /internal/v1/bots refuses what the site and the assistant refuse, in the same words', async () => {
+    await refusedAlike('bots', (w, input) => s().developers.createBot(w, owner.user_id, input), BOT_REFUSALS);
   });
 
   it('keeps names, descriptions and redirect URIs in the form the site keeps them', async () => {
@@ -153,15 +136,10 @@ describe('the CLI follows the developer site', () => {
   after(() => {
     rmSync(dir, { recursive: true, force: true });
   });
+  /** The exit code, stdout and the first line of stderr (the refusal; the usage follows). */
   const cli = async (...argv: string[]) => {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env,
-      stdout: { write: (text: string) => (stdout += text) },
-      stderr: { write: (text: string) => (stderr += text) },
-    });
-    return { code, stdout, stderr: stderr.split('\n')[0] };
+    const r = await runCaptured(argv, { env });
+    return { ...r, stderr: r.stderr.split('\n')[0] };
   };
 
   it('create-app refuses, before the store opens, what the site refuses (bad usage, exit 2)', async () => {
