@@ -1,4 +1,4 @@
-// developers owns the developer site and the developer's view of apps and bots (its rules for names and URLs live in ./rules.ts).
+// developers owns the developer site and the developer's view of apps and bots (the rules for names and URLs: lib/input-rules.ts).
 // The module's public surface: other modules and the composition root import it only from here.
 export { DevelopersService } from './service.js';
 export type { AppSummary, BotView } from './service.js';
