@@ -1,6 +1,6 @@
 // The module rules of docs/ARCHITECTURE.md, checked: the lint rule that keeps modules behind their
-// index.ts catches a violation, no module imports another in a cycle, and each surface says what
-// its module owns.
+// index.ts catches a violation, no module imports another in a cycle, each surface says what its
+// module owns, and no module opens a transaction beside the unit of work.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -41,17 +41,19 @@ describe('module boundaries (eslint/module-boundaries.js)', () => {
   });
 });
 
+/** The source files under `dir`, at any depth. */
+const walk = (dir: string): string[] =>
+  readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory()
+      ? walk(join(dir, e.name))
+      : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')
+        ? [join(dir, e.name)]
+        : [],
+  );
+
 /** Every module another module imports (type-only imports included), from each file's import lines. */
 function moduleGraph(): Map<string, Map<string, string>> {
   const graph = new Map<string, Map<string, string>>();
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-      e.isDirectory()
-        ? walk(join(dir, e.name))
-        : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')
-          ? [join(dir, e.name)]
-          : [],
-    );
   for (const file of walk(MODULES)) {
     const from = relative(MODULES, file).split('/')[0] ?? '';
     const edges = graph.get(from) ?? new Map<string, string>();
@@ -107,5 +109,14 @@ describe('the module graph', () => {
       const first = readFileSync(join(MODULES, name, 'index.ts'), 'utf8').split('\n')[0] ?? '';
       assert.match(first, new RegExp(`^// ${name} owns \\S`), `src/modules/${name}/index.ts`);
     }
+  });
+});
+
+describe('one way to run a write', () => {
+  it('opens no transaction in src/modules: every write runs through the unit of work (src/db/work.ts)', () => {
+    const opening = walk(MODULES)
+      .filter((file) => readFileSync(file, 'utf8').includes('.transaction()'))
+      .map((file) => relative('.', file));
+    assert.deepEqual(opening, []);
   });
 });
