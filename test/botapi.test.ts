@@ -4,9 +4,11 @@
 // permissions and the rate-limited envelope.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { adminHeaders, describeStoresOnFakeClock } from './helpers/app.js';
+import { describeStoresOnFakeClock } from './helpers/app.js';
 import {
   applyEvents,
+  applyForPermission,
+  approveApplication,
   createApp,
   createBot,
   createUsers,
@@ -16,7 +18,8 @@ import {
   type Creds,
   type TestUser,
 } from './helpers/factories.js';
-import { IMG, outboxSince, tag, watchOutbox } from './helpers/outbox.js';
+import { IMG, outboxSince, watchOutbox } from './helpers/outbox.js';
+import { footImage, link, tag } from './helpers/richtext.js';
 import type { App } from '../src/http/types.js';
 import { messageNumber } from './helpers/message-numbers.js';
 import { failed, userView, type Answer, type BotUser, type Message } from './helpers/delivery.js';
@@ -51,11 +54,11 @@ function result(r: Answer, what = ''): unknown {
   return r.body.result;
 }
 
-const RICH = `Hello ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' })} and ${tag({
+const RICH = `Hello ${link('docs', 'https://docs.example/x')} and ${tag({
   uitag: 'font',
   text: 'red',
   color: '#f00',
-})}.${tag({ uitag: 'img', src: '', position: 'foot' })}`;
+})}.${footImage('')}`;
 const RICH_PLAIN = 'Hello docs and red.';
 
 await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, clock) => {
@@ -563,14 +566,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
     const w = await watch();
     const denied = 'sendMessageToFans needs the subscription_account permission';
     failed(await run('sendMessageToFans', { form: { text: 'news' } }, key(fansBot)), 403, denied);
-    const applied = await t().app.inject({
-      method: 'POST',
-      url: '/internal/v1/permission-applications',
-      headers: adminHeaders,
-      payload: { bot_user_id: fansBot.bot_user_id, permission: 'subscription_account' },
-    });
-    assert.equal(applied.statusCode, 201, applied.body);
-    const application = applied.json<{ id: string; status: string }>();
+    const application = await applyForPermission(t().app, fansBot.bot_user_id, 'subscription_account');
     assert.equal(application.status, 'pending');
     failed(
       await run('sendMessageToFans', { form: { text: 'news' } }, key(fansBot)),
@@ -579,13 +575,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
       'pending is not granted',
     );
     assert.deepEqual(await w.added(), []);
-    const approved = await t().app.inject({
-      method: 'POST',
-      url: `/internal/v1/permission-applications/${application.id}/approve`,
-      headers: adminHeaders,
-    });
-    assert.equal(approved.statusCode, 200, approved.body);
-    assert.equal(approved.json<{ status: string }>().status, 'approved');
+    assert.equal(await approveApplication(t().app, application.id), 'approved');
 
     const keyboard = { inline_keyboard: [[{ text: 'Read', url: 'https://news.example/1' }]] };
     assert.deepEqual(

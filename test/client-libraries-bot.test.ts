@@ -5,7 +5,17 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { adminHeaders, describeStoresOnFakeClock } from './helpers/app.js';
-import { applyEvents, createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
+import {
+  applyEvents,
+  applyForPermission,
+  approveApplication,
+  createBot,
+  createUsers,
+  uid,
+  type BotCreds,
+  type TestUser,
+} from './helpers/factories.js';
+import { bold, italic, link } from './helpers/richtext.js';
 import type { App } from '../src/http/types.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
 
@@ -22,8 +32,6 @@ interface Message {
   reply_markup: unknown;
   [field: string]: unknown;
 }
-
-const tag = (o: Record<string, unknown>): string => JSON.stringify(o);
 
 /** The Go and Python SDKs: application/x-www-form-urlencoded, structured fields as JSON text. */
 async function form(app: App, method: string, key: string, fields: Record<string, string>): Promise<Answer> {
@@ -127,14 +135,7 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
       font_color: '#333333',
     });
     const html = '<b>Menu</b> &amp; <i>pick</i> <a href="https://docs.example/x">docs</a><br><span>ok</span>';
-    const converted = [
-      tag({ uitag: 'font', text: 'Menu', bold: 'true' }),
-      ' & ',
-      tag({ uitag: 'font', text: 'pick', italic: 'true' }),
-      ' ',
-      tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' }),
-      '\nok',
-    ].join('');
+    const converted = `${bold('Menu')} & ${italic('pick')} ${link('docs', 'https://docs.example/x')}\nok`;
     const keyboard = {
       inline_keyboard: [
         [
@@ -178,7 +179,7 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
         }),
       }),
     );
-    const v2 = tag({ uitag: 'font', text: 'v2', bold: 'true' });
+    const v2 = bold('v2');
     assert.deepEqual(
       [edited.message_id, edited.text, edited.text_raw, edited.reply_markup],
       [sent.message_id, 'v2', v2, { inline_keyboard: [[{ text: 'Again', callback_data: 'y' }]] }],
@@ -229,10 +230,7 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
     );
     assert.deepEqual(sent.reply_markup, markup);
     assert.equal(sent.text, 'Hello there site');
-    assert.equal(
-      sent.text_raw,
-      `${tag({ uitag: 'font', text: 'Hello', bold: 'true' })} ${tag({ uitag: 'font', text: 'there', italic: 'true' })} ${tag({ uitag: 'a', text: 'site', href: 'https://site.example/' })}`,
-    );
+    assert.equal(sent.text_raw, `${bold('Hello')} ${italic('there')} ${link('site', 'https://site.example/')}`);
     assert.equal((await row(app(), sent.message_id))?.object_name, 'richtext');
     const before = (await outbox(app())).length;
     for (const login_url of [{ url: 'http://login.example/' }, 'http://login.example/', { url: 'javascript:x' }]) {
@@ -269,10 +267,7 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
     );
     assert.deepEqual(
       [sent.text, sent.text_raw],
-      [
-        'Price: 1.50 ! (today) 1. not a list',
-        `Price: ${tag({ uitag: 'font', text: '1.50', bold: 'true' })} ! (today) 1. not a list`,
-      ],
+      ['Price: 1.50 ! (today) 1. not a list', `Price: ${bold('1.50')} ! (today) 1. not a list`],
     );
     const lower = message(
       await form(app(), 'sendMessage', bot.api_key, {
@@ -322,19 +317,8 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
     await applyEvents(app(), [
       { type: 'follow.created', data: { follower_id: fan.user_id, followed_id: fansBot.bot_user_id } },
     ]);
-    const applied = await app().inject({
-      method: 'POST',
-      url: '/internal/v1/permission-applications',
-      headers: adminHeaders,
-      payload: { bot_user_id: fansBot.bot_user_id, permission: 'subscription_account' },
-    });
-    assert.equal(applied.statusCode, 201, applied.body);
-    const approved = await app().inject({
-      method: 'POST',
-      url: `/internal/v1/permission-applications/${applied.json<{ id: string }>().id}/approve`,
-      headers: adminHeaders,
-    });
-    assert.equal(approved.statusCode, 200, approved.body);
+    const application = await applyForPermission(app(), fansBot.bot_user_id, 'subscription_account');
+    await approveApplication(app(), application.id);
     assert.deepEqual(
       result(await form(app(), 'sendMessageToFans', fansBot.api_key, { content: 'news', parse_mode: 'HTML' })),
       { sent: 1 },

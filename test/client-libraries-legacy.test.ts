@@ -28,20 +28,20 @@ import {
   OLD_PRIVATE_SEND,
   paramError,
   PRIVATE_SEND,
-  tag,
   UNKNOWN_GROUP,
   watchOutbox,
 } from './helpers/outbox.js';
+import { link, tag } from './helpers/richtext.js';
 
 const UNKNOWN_USER = { error: 'Not Found', code: 404, message: 'unknown user' };
 
-const RICH = `Hi ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' })} ${tag({
+const RICH = `Hi ${link('docs', 'https://docs.example/x')} ${tag({
   uitag: 'font',
   text: 'red',
   bold: 'true',
   color: '#f00',
 })}`;
-const HTTP_LINK = tag({ uitag: 'a', text: 'x', href: 'http://docs.example/' });
+const HTTP_LINK = link('x', 'http://docs.example/');
 
 interface Answer {
   status: number;

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ADMIN_TOKEN, adminHeaders, describeStores } from './helpers/app.js';
-import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { applyForPermission, createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { pageClient, type PageClient } from './helpers/pages.js';
 
 await describeStores('operator console', (t) => {
@@ -17,16 +17,6 @@ await describeStores('operator console', (t) => {
     assert.equal(res.status, 303);
     assert.equal(res.headers.location, '/console/');
     return client;
-  };
-  const apply = async (botUserId: string, permission = 'publish_bot') => {
-    const res = await app().inject({
-      method: 'POST',
-      url: '/internal/v1/permission-applications',
-      headers: adminHeaders,
-      payload: { bot_user_id: botUserId, permission },
-    });
-    assert.equal(res.statusCode, 201);
-    return res.json<{ id: string }>().id;
   };
 
   it('sends browsers to sign in, answers 401 to other clients, and lets the bearer token through', async () => {
@@ -64,8 +54,8 @@ await describeStores('operator console', (t) => {
   it('approves an application: the permission is granted at once, and the audit trail says who', async () => {
     const [dev] = (await createUsers(app(), 1)) as [TestUser];
     const bot = await createBot(app(), dev.user_id, 'Helper <b>');
-    const approveId = await apply(bot.bot_user_id, 'publish_bot');
-    const rejectId = await apply(bot.bot_user_id, 'subscription_account');
+    const approveId = (await applyForPermission(app(), bot.bot_user_id, 'publish_bot')).id;
+    const rejectId = (await applyForPermission(app(), bot.bot_user_id, 'subscription_account')).id;
     const client = await signedIn('Olga');
     const home = await client.get('/console/');
     assert.ok(home.body.includes('Helper &lt;b&gt;'), 'bot name escaped');

@@ -39,10 +39,10 @@ import {
   outboxSince,
   paramError,
   PRIVATE_SEND,
-  tag,
   UNKNOWN_GROUP,
   watchOutbox,
 } from './helpers/outbox.js';
+import { link, tag } from './helpers/richtext.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
 
 const TOO_MANY = { error: 'Too Many Requests', code: 429, message: 'rate limit exceeded' };
@@ -54,7 +54,7 @@ const PRIVATE_REFUSED = {
 };
 const TOO_LARGE = { error: 'Payload Too Large', code: 413, message: 'request body too large' };
 
-const RICH = `Hello ${tag({ uitag: 'a', text: 'docs', href: 'https://docs.example/x' })} and ${tag({
+const RICH = `Hello ${link('docs', 'https://docs.example/x')} and ${tag({
   uitag: 'font',
   text: 'red',
   bold: 'true',

@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import type { App } from '../src/http/types.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { say } from './helpers/delivery.js';
-import { createUsers, sessionToken } from './helpers/factories.js';
+import { createBot, createUsers, sessionToken } from './helpers/factories.js';
 
 const ASSISTANT = '1000000000000000000';
 
@@ -30,14 +30,7 @@ await describeStores('the Telegram token', (t) => {
   it("is in the operator's bot creation answer and works on /telegram", async () => {
     const [owner] = await createUsers(app(), 1);
     assert.ok(owner !== undefined, 'an owner');
-    const r = await app().inject({
-      method: 'POST',
-      url: '/internal/v1/bots',
-      headers: adminHeaders,
-      payload: { owner_user_id: owner.user_id, name: 'Operator made' },
-    });
-    assert.equal(r.statusCode, 201, r.body);
-    const bot = r.json<{ api_key: string; telegram_token: string }>();
+    const bot = await createBot(app(), owner.user_id, 'Operator made');
     const [id = '', key] = bot.telegram_token.split(':');
     assert.equal(key, bot.api_key);
     assert.equal(await getMe(app(), bot.telegram_token), Number(id));

@@ -88,6 +88,8 @@ export async function createApp(
 export interface BotCreds extends Creds {
   bot_user_id: string;
   evm_address: string;
+  /** `<bot id>:<App Key>`, the token of the Telegram surface. */
+  telegram_token: string;
 }
 
 export async function createBot(app: App, ownerUserId: string, name = 'test bot'): Promise<BotCreds> {
@@ -99,6 +101,34 @@ export async function createBot(app: App, ownerUserId: string, name = 'test bot'
   });
   if (res.statusCode !== 201) throw new Error(`bot not created: ${res.statusCode} ${res.body}`);
   return res.json<BotCreds>();
+}
+
+export interface Application {
+  id: string;
+  status: string;
+}
+
+/** A bot's application for a permission, filed through the operator API (pending until approved). */
+export async function applyForPermission(app: App, botUserId: string, permission: string): Promise<Application> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/internal/v1/permission-applications',
+    headers: adminHeaders,
+    payload: { bot_user_id: botUserId, permission },
+  });
+  if (res.statusCode !== 201) throw new Error(`no application: ${res.statusCode} ${res.body}`);
+  return res.json<Application>();
+}
+
+/** The operator approves an application: its status after. */
+export async function approveApplication(app: App, id: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: `/internal/v1/permission-applications/${id}/approve`,
+    headers: adminHeaders,
+  });
+  if (res.statusCode !== 200) throw new Error(`not approved: ${res.statusCode} ${res.body}`);
+  return res.json<Application>().status;
 }
 
 export const sha1 = (s: string): string => createHash('sha1').update(s).digest('hex');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { App } from '../../src/http/types.js';
 import type { OutboxMessageView } from '../../src/modules/outbox/service.js';
 import { adminHeaders } from './app.js';
+import { tag } from './richtext.js';
 
 export const GROUP_SEND = '/openapi/messages/group/send';
 export const OLD_GROUP_SEND = '/openapi/send_robot_group_message';
@@ -15,8 +16,6 @@ export const UNKNOWN_GROUP = { error: 'Not Found', code: 404, message: 'unknown 
 export const IMAGE_LEVEL = { error: 'Forbidden', code: 403, message: 'image sending requires level 2' };
 export const paramError = (detail: string) => ({ error: 'Bad Request', code: 401, message: 'Param error', detail });
 
-/** One rich-text element as the message markup writes it. */
-export const tag = (o: Record<string, unknown>): string => JSON.stringify(o);
 export const IMG = tag({ uitag: 'img', src: 'https://img.example/p.png', position: 'head' });
 
 /** Reads the operator's outbox feed after a cursor, every page. */

@@ -4,9 +4,8 @@ import fc from 'fast-check';
 import { parseMarkup } from '../markup.js';
 import { plainText } from '../view.js';
 import { ConversionError } from './builder.js';
+import { bold, footImage, italic, link, tag } from '../../../../test/helpers/richtext.js';
 import { htmlToRichText } from './html.js';
-
-const tag = (fields: Record<string, unknown>): string => JSON.stringify(fields);
 
 function refused(html: string): string {
   try {
@@ -25,17 +24,8 @@ describe('htmlToRichText', () => {
         '<b>B</b><strong>S</strong> <i>I</i><em>E</em> <font color="#f00">red</font> <a href="https://x.example/">go</a>' +
           '<br>next<p>para</p><div>div</div>&lt;&amp;&#x41;&nbsp;<img src="https://i.example/p.png">',
       ),
-      [
-        tag({ uitag: 'font', text: 'BS', bold: 'true' }),
-        ' ',
-        tag({ uitag: 'font', text: 'IE', italic: 'true' }),
-        ' ',
-        tag({ uitag: 'font', text: 'red', color: '#f00' }),
-        ' ',
-        tag({ uitag: 'a', text: 'go', href: 'https://x.example/' }),
-        '\nnext\npara\ndiv\n<&A\u00a0',
-        tag({ uitag: 'img', src: 'https://i.example/p.png', position: 'foot' }),
-      ].join(''),
+      `${bold('BS')} ${italic('IE')} ${tag({ uitag: 'font', text: 'red', color: '#f00' })} ` +
+        `${link('go', 'https://x.example/')}\nnext\npara\ndiv\n<&A\u00a0${footImage('https://i.example/p.png')}`,
     );
   });
 
@@ -43,14 +33,14 @@ describe('htmlToRichText', () => {
     assert.equal(
       htmlToRichText('<b>a<i>b<font color="#00ff00">c</font></i></b>'),
       [
-        tag({ uitag: 'font', text: 'a', bold: 'true' }),
+        bold('a'),
         tag({ uitag: 'font', text: 'b', bold: 'true', italic: 'true' }),
         tag({ uitag: 'font', text: 'c', bold: 'true', italic: 'true', color: '#00ff00' }),
       ].join(''),
     );
     assert.equal(
       htmlToRichText('<a href="https://x.example/">one <b>two</b><img src="https://i.example/1.png"></a>'),
-      tag({ uitag: 'a', text: 'one two', href: 'https://x.example/' }) +
+      link('one two', 'https://x.example/') +
         tag({ uitag: 'img', src: 'https://i.example/1.png', position: 'foot', href: 'https://x.example/' }),
     );
   });
@@ -61,7 +51,7 @@ describe('htmlToRichText', () => {
         '<span class="x" onclick="alert(1)">s</span><u>u</u><code>c</code><script>alert(1)</script><style>b{}</style>' +
           '<img src="https://i.example/x.png" onerror="alert(1)"><font color="red" face="x">named</font>',
       ),
-      `suc${tag({ uitag: 'img', src: 'https://i.example/x.png', position: 'foot' })}named`,
+      `suc${footImage('https://i.example/x.png')}named`,
     );
     assert.equal(htmlToRichText('<a>no address</a><a href="">empty</a><img>'), 'no addressempty');
   });
@@ -79,20 +69,20 @@ describe('htmlToRichText', () => {
   });
 
   it('refuses javascript:, http: and relative links and non-https images, and an empty result', () => {
-    assert.equal(
-      refused('<a href=" JavaScript:alert(1)">x</a>'),
-      'links must be https:// URLs (got "JavaScript:alert(1)")',
-    );
-    assert.equal(refused('<a href="http://x.example/">x</a>'), 'links must be https:// URLs (got "http://x.example/")');
-    assert.equal(refused('<a href="/path">x</a>'), 'links must be https:// URLs (got "/path")');
-    assert.equal(refused('<img src=x onerror=alert(1)>'), 'images must be https:// URLs (got "x")');
-    assert.equal(refused('<script>alert(1)</script>'), 'nothing to show after conversion');
-    assert.equal(refused('<b></b><p></p>'), 'nothing to show after conversion');
+    const refusals: [html: string, error: string][] = [
+      ['<a href=" JavaScript:alert(1)">x</a>', 'links must be https:// URLs (got "JavaScript:alert(1)")'],
+      ['<a href="http://x.example/">x</a>', 'links must be https:// URLs (got "http://x.example/")'],
+      ['<a href="/path">x</a>', 'links must be https:// URLs (got "/path")'],
+      ['<img src=x onerror=alert(1)>', 'images must be https:// URLs (got "x")'],
+      ['<script>alert(1)</script>', 'nothing to show after conversion'],
+      ['<b></b><p></p>', 'nothing to show after conversion'],
+    ];
+    for (const [html, error] of refusals) assert.equal(refused(html), error, html);
   });
 
   it('hostile input: unclosed tags, 5,000 nested tags, many entities', () => {
     assert.equal(htmlToRichText('<b><i>open'), tag({ uitag: 'font', text: 'open', bold: 'true', italic: 'true' }));
-    assert.equal(htmlToRichText(`${'<b>'.repeat(5000)}deep`), tag({ uitag: 'font', text: 'deep', bold: 'true' }));
+    assert.equal(htmlToRichText(`${'<b>'.repeat(5000)}deep`), bold('deep'));
     assert.equal(htmlToRichText(`${'<span><div>'.repeat(2500)}deep`), 'deep');
     assert.equal(htmlToRichText('&amp;'.repeat(1000)), '&'.repeat(1000));
     assert.equal(htmlToRichText('<<>>&&;;</x></b>ok'), '<<>>&&;;ok');

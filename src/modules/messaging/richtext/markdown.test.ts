@@ -3,25 +3,15 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseMarkup } from '../markup.js';
 import { ConversionError } from './builder.js';
+import { bold, footImage, italic, link, tag } from '../../../../test/helpers/richtext.js';
 import { markdownToRichText } from './markdown.js';
-
-const tag = (fields: Record<string, unknown>): string => JSON.stringify(fields);
 
 describe('markdownToRichText', () => {
   it('bold, italic, links, images; code and underline as plain text', () => {
     assert.equal(
       markdownToRichText('*b* **B** _i_ __u__ `c` [go](https://x.example/) ![p](https://i.example/p.png)'),
-      [
-        tag({ uitag: 'font', text: 'b', bold: 'true' }),
-        ' ',
-        tag({ uitag: 'font', text: 'B', bold: 'true' }),
-        ' ',
-        tag({ uitag: 'font', text: 'i', italic: 'true' }),
-        ' u c ',
-        tag({ uitag: 'a', text: 'go', href: 'https://x.example/' }),
-        ' ',
-        tag({ uitag: 'img', src: 'https://i.example/p.png', position: 'foot' }),
-      ].join(''),
+      `${bold('b')} ${bold('B')} ${italic('i')} u c ${link('go', 'https://x.example/')} ` +
+        footImage('https://i.example/p.png'),
     );
   });
 
