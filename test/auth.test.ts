@@ -3,7 +3,14 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeStores, describeStoresOnFakeClock, startTestApp } from './helpers/app.js';
-import { createApp, createUsers, signedHeaders, type Creds, type TestUser } from './helpers/factories.js';
+import {
+  createApp,
+  createUsers,
+  signedHeaders,
+  userInfoAnswer,
+  type Creds,
+  type TestUser,
+} from './helpers/factories.js';
 import { paramError } from './helpers/outbox.js';
 
 await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, clock) => {
@@ -25,12 +32,7 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
   it('a good signature (lowercase hex, ms timestamp) answers code 1', async () => {
     const r = await info(signed());
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, {
-      code: 1,
-      data: { name: user.name, wallet_address: user.wallet_address, avatar: user.avatar, uid: user.user_id },
-      message: 'success',
-      success: true,
-    });
+    assert.deepEqual(r.body, userInfoAnswer(user));
     assert.equal(r.headers.deprecation, 'true');
     assert.match(String(r.headers.link), /<.*\/openapi\/user\/info>; rel="successor-version"/);
   });

@@ -3,7 +3,16 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { adminHeaders, describeStores, FakeClock } from './helpers/app.js';
-import { applyEvents, createApp, createBot, createUsers, uid, type TestUser } from './helpers/factories.js';
+import {
+  applyEvents,
+  BOT_CREDS_FIELDS,
+  createApp,
+  createBot,
+  createUsers,
+  uid,
+  userInfoAnswer,
+  type TestUser,
+} from './helpers/factories.js';
 
 const clock = new FakeClock();
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
@@ -199,12 +208,7 @@ await describeStores(
       assert.equal(typeof apiKey, 'string');
       const info = await userInfo(String(apiKey), owner.user_id);
       assert.equal(info.status, 200);
-      assert.deepEqual(info.body, {
-        code: 1,
-        data: { name: owner.name, wallet_address: owner.wallet_address, avatar: owner.avatar, uid: owner.user_id },
-        message: 'success',
-        success: true,
-      });
+      assert.deepEqual(info.body, userInfoAnswer(owner));
       const app = await db()
         .selectFrom('apps')
         .select(['kind', 'owner_user_id', 'name', 'disabled'])
@@ -258,26 +262,17 @@ await describeStores(
       const owner = await oneUser();
       const r = await call('POST', '/internal/v1/bots', { owner_user_id: owner.user_id, name: 'Helper Bot' });
       assert.equal(r.status, 201);
-      assert.deepEqual(Object.keys(r.body).sort(), [
-        'api_key',
-        'app_id',
-        'app_secret',
-        'bot_user_id',
-        'evm_address',
-        'telegram_token',
-      ]);
+      assert.deepEqual(Object.keys(r.body).sort(), BOT_CREDS_FIELDS);
       const bot = r.body as Record<string, string>;
       assert.match(String(bot.evm_address), /^0x[0-9a-fA-F]{40}$/);
       assert.ok(String(bot.bot_user_id).length > 0, 'String(bot.bot_user_id).length > 0');
       const botId = String(bot.bot_user_id);
       const info = await userInfo(String(bot.api_key), botId);
       assert.equal(info.status, 200);
-      assert.deepEqual(info.body, {
-        code: 1,
-        data: { name: 'Helper Bot', wallet_address: bot.evm_address, avatar: '', uid: botId },
-        message: 'success',
-        success: true,
-      });
+      assert.deepEqual(
+        info.body,
+        userInfoAnswer({ name: 'Helper Bot', wallet_address: String(bot.evm_address), avatar: '', user_id: botId }),
+      );
       const user = await db()
         .selectFrom('users')
         .select(['name', 'is_bot', 'level', 'wallet_address'])

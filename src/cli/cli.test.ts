@@ -14,6 +14,7 @@ import { loadConfig } from '../config.js';
 import { openDb } from '../db/connect.js';
 import { MAX_BATCH, SyntheticCommunity, type SyntheticPlan } from '../demo/synthetic.js';
 import { runCli } from './run.js';
+import { BOT_CREDS_FIELDS } from '../../test/helpers/factories.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
 const env = {
@@ -196,14 +197,7 @@ describe('cli', () => {
     const r = await cli('create-bot', '--owner', owner, '--name', 'Helper', '--description', 'Says hello.');
     assert.equal(r.code, 0, r.stderr);
     const bot = JSON.parse(r.stdout) as Record<string, string>;
-    assert.deepEqual(Object.keys(bot).sort(), [
-      'api_key',
-      'app_id',
-      'app_secret',
-      'bot_user_id',
-      'evm_address',
-      'telegram_token',
-    ]);
+    assert.deepEqual(Object.keys(bot).sort(), BOT_CREDS_FIELDS);
     assert.match(bot.evm_address ?? '', /^0x[0-9a-f]{40}$/);
     const creds = { app_id: bot.app_id ?? '', api_key: bot.api_key ?? '', app_secret: bot.app_secret ?? '' };
     await withPlatform(async (get) => {

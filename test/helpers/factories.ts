@@ -55,6 +55,14 @@ export function userData(overrides: Partial<TestUser> = {}): TestUser {
   };
 }
 
+/** GET /openapi/user/info's answer for a user. */
+export const userInfoAnswer = (u: Pick<TestUser, 'user_id' | 'name' | 'wallet_address' | 'avatar'>) => ({
+  code: 1,
+  data: { name: u.name, wallet_address: u.wallet_address, avatar: u.avatar, uid: u.user_id },
+  message: 'success',
+  success: true,
+});
+
 export async function createUsers(app: App, n: number, overrides: Partial<TestUser> = {}): Promise<TestUser[]> {
   const users = Array.from({ length: n }, () => userData(overrides));
   await applyEvents(
@@ -91,6 +99,9 @@ export interface BotCreds extends Creds {
   /** `<bot id>:<App Key>`, the token of the Telegram surface. */
   telegram_token: string;
 }
+
+/** The fields of a bot's creation answer (operator API and CLI), sorted. */
+export const BOT_CREDS_FIELDS = ['api_key', 'app_id', 'app_secret', 'bot_user_id', 'evm_address', 'telegram_token'];
 
 export async function createBot(app: App, ownerUserId: string, name = 'test bot'): Promise<BotCreds> {
   const res = await app.inject({
