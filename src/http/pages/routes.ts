@@ -20,11 +20,11 @@ export class BadForm extends Error {}
 
 type PageErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
 
-/** The options of a family's page routes: its tag in the API reference, its headers, its failure pages. */
+/** The options of a family's page routes: its tags in the API reference, its headers, its failure pages. */
 export const pageRoute =
-  (tag: string, headers: Record<string, string>, errorHandler: PageErrorHandler) =>
+  (tags: readonly string[], headers: Record<string, string>, errorHandler: PageErrorHandler) =>
   <S extends FastifySchema>(summary: string, schema: S) => ({
-    schema: { ...schema, tags: [tag], summary },
+    schema: { ...schema, tags: [...tags], summary },
     onRequest: (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       void reply.headers(headers);
       done();

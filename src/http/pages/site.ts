@@ -3,7 +3,7 @@
 // operator console and the playground, to which a family adds its own rules, and the frame of
 // their pages (a top bar with the family's name and who is signed in, then the main content).
 import { CSRF_FIELD } from './csrf.js';
-import { html, Stylesheet, type Html, type Part } from './html.js';
+import { html, Stylesheet, table, type Html, type Part } from './html.js';
 import type { Lang } from './lang.js';
 
 /** Every page family's palette (light and dark) and resets; the authorize page builds on it too. */
@@ -127,3 +127,22 @@ export const postForm = (csrf: string, action: string, body: Part, submit: Html)
     <input type="hidden" name="${CSRF_FIELD}" value="${csrf}" />
     ${body} ${submit}
   </form>`;
+
+/** A card with a heading that labels it. */
+export const card = (id: string, heading: string, body: Part): Html =>
+  html`<section class="card" aria-labelledby="${id}">
+    <h2 id="${id}">${heading}</h2>
+    ${body}
+  </section>`;
+
+/** A table of the rows, or the note that there are none. */
+export const tableOr = (none: string, headings: readonly string[], rows: readonly (readonly Part[])[]): Html =>
+  rows.length === 0 ? html`<p>${none}</p>` : table(headings, rows);
+
+/** A page's heading, then a card that opens with a paragraph. */
+export const headedCard = (heading: string, lead: Part, rest: Part): Html =>
+  html`<h1>${heading}</h1>
+    <section class="card">
+      <p>${lead}</p>
+      ${rest}
+    </section>`;

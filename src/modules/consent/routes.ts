@@ -7,6 +7,7 @@ import type { App } from '../../http/types.js';
 import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
 import { requestLang, textsOf } from '../../http/pages/lang.js';
+import { pageRoute } from '../../http/pages/routes.js';
 import { hasNul } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { type PaymentRequest, SOURCE } from '../payments/index.js';
@@ -132,11 +133,6 @@ export function withParams(uri: string, params: Readonly<Record<string, string |
   return parseUrl(joined)?.href ?? joined;
 }
 
-function setPageHeaders(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
-  void reply.headers(pageHeaders());
-  done();
-}
-
 /** Every failure of these routes, body parsing included, answers as a page, never as JSON. */
 function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { lang, t } = textsOf(request, TEXTS);
@@ -169,7 +165,10 @@ function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply)
 export const pointsText = (cents: number): string =>
   cents % 100 === 0 ? String(cents / 100) : `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
 
-const tags = ['Authorization login', 'Authorized payment'];
+const page = (summary: string, description: string) => ({
+  ...pageRoute(['Authorization login', 'Authorized payment'], pageHeaders(), pageError)(summary, { description }),
+  config: { checksNul: true },
+});
 
 export function authorizePageRoutes(app: App, s: Services): void {
   const party = async (userId: string): Promise<Party> => ({
@@ -179,19 +178,12 @@ export function authorizePageRoutes(app: App, s: Services): void {
 
   app.get(
     AUTHORIZE_PATH,
-    {
-      schema: {
-        tags,
-        summary: 'The authorization page (HTML) the user opens in the application',
-        description:
-          'Query: redirect_uri, app_id, scope (moment or payment), grant_type (authorization_code, or onetime_token ' +
-          'for a payment), response_type?, state?, pay_info?; for a payment also amount, payer_user_id, ' +
-          'receiver_user_id, pay_type (send or receive); PKCE: code_challenge and code_challenge_method=S256. Needs the op_session cookie; errors are pages that never redirect.',
-      },
-      config: { checksNul: true },
-      onRequest: setPageHeaders,
-      errorHandler: pageError,
-    },
+    page(
+      'The authorization page (HTML) the user opens in the application',
+      'Query: redirect_uri, app_id, scope (moment or payment), grant_type (authorization_code, or onetime_token ' +
+        'for a payment), response_type?, state?, pay_info?; for a payment also amount, payer_user_id, ' +
+        'receiver_user_id, pay_type (send or receive); PKCE: code_challenge and code_challenge_method=S256. Needs the op_session cookie; errors are pages that never redirect.',
+    ),
     async (request, reply) => {
       const r = await parseRequest(s, fieldsOf(request.query));
       const { session } = cookiesOf(request);
@@ -232,18 +224,11 @@ export function authorizePageRoutes(app: App, s: Services): void {
 
   app.post(
     AUTHORIZE_PATH,
-    {
-      schema: {
-        tags,
-        summary: 'The answer of the authorization page (form): action allow or cancel',
-        description:
-          'The page form: the request parameters, csrf and action. Redirects (302) to redirect_uri with code, ' +
-          'userId and source (login), code, serial_id and source (payment), or error=access_denied; state when given.',
-      },
-      config: { checksNul: true },
-      onRequest: setPageHeaders,
-      errorHandler: pageError,
-    },
+    page(
+      'The answer of the authorization page (form): action allow or cancel',
+      'The page form: the request parameters, csrf and action. Redirects (302) to redirect_uri with code, ' +
+        'userId and source (login), code, serial_id and source (payment), or error=access_denied; state when given.',
+    ),
     async (request, reply) => {
       const f = fieldsOf(request.body);
       const { session, csrf } = cookiesOf(request);

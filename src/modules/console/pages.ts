@@ -1,7 +1,17 @@
 // The operator console's HTML, on the developer site's look. Rendering only.
 import { html, table, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
-import { framedPage, postForm, row, siteSheet, submitButton, when } from '../../http/pages/site.js';
+import {
+  card,
+  framedPage,
+  headedCard,
+  postForm,
+  row,
+  siteSheet,
+  submitButton,
+  tableOr,
+  when,
+} from '../../http/pages/site.js';
 import type { ApplicationView } from '../bots/index.js';
 import type { ConsoleService } from './service.js';
 import type { ConsoleTexts } from './texts.js';
@@ -70,21 +80,21 @@ export function signInPage(ctx: ConsoleContext, wrong: boolean): string {
   return layout(
     ctx,
     t.signInTitle,
-    html`<h1>${t.signInTitle}</h1>
-      <section class="card">
-        <p>${t.signInLead}</p>
-        ${wrong && html`<p class="note bad" role="alert">${t.wrongToken}</p>`}
-        ${form(
-          ctx,
-          `${CONSOLE}/sign-in`,
-          html`<label for="token">${t.token}</label>
-            <input id="token" type="password" name="token" required autocomplete="current-password" />
-            <label for="name">${t.yourName}</label>
-            <input id="name" type="text" name="name" maxlength="64" autocomplete="name" />
-            <p></p>`,
-          t.signIn,
-        )}
-      </section>`,
+    headedCard(
+      t.signInTitle,
+      t.signInLead,
+      html`${wrong && html`<p class="note bad" role="alert">${t.wrongToken}</p>`}
+      ${form(
+        ctx,
+        `${CONSOLE}/sign-in`,
+        html`<label for="token">${t.token}</label>
+          <input id="token" type="password" name="token" required autocomplete="current-password" />
+          <label for="name">${t.yourName}</label>
+          <input id="name" type="text" name="name" maxlength="64" autocomplete="name" />
+          <p></p>`,
+        t.signIn,
+      )}`,
+    ),
   );
 }
 
@@ -102,28 +112,25 @@ export function homePage(ctx: ConsoleContext, pending: readonly PendingApplicati
     html`<h1>${t.applications}</h1>
       ${notice(done)}
       <section class="card">
-        ${
-          pending.length === 0
-            ? html`<p>${t.noApplications}</p>`
-            : table(
-                [t.bot, t.owner, t.permission, t.filed, t.action],
-                pending.map((a) => [
-                  html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.bot_name}</a><br /><code>${a.bot_user_id}</code>
-                    <p class="fine">${a.description}</p>`,
-                  html`<code>${a.owner_user_id}</code>`,
-                  html`<code>${a.permission}</code>`,
-                  a.created_at.slice(0, 19).replace('T', ' '),
-                  html`${form(
-                    ctx,
-                    `${CONSOLE}/applications/${a.id}/approve`,
-                    html`<label for="note-${a.id}">${t.note}</label>
-                      <input id="note-${a.id}" type="text" name="note" maxlength="1000" />`,
-                    t.approve,
-                  )}
-                  ${form(ctx, `${CONSOLE}/applications/${a.id}/reject`, '', t.reject, 'danger')}`,
-                ]),
-              )
-        }
+        ${tableOr(
+          t.noApplications,
+          [t.bot, t.owner, t.permission, t.filed, t.action],
+          pending.map((a) => [
+            html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.bot_name}</a><br /><code>${a.bot_user_id}</code>
+              <p class="fine">${a.description}</p>`,
+            html`<code>${a.owner_user_id}</code>`,
+            html`<code>${a.permission}</code>`,
+            a.created_at.slice(0, 19).replace('T', ' '),
+            html`${form(
+              ctx,
+              `${CONSOLE}/applications/${a.id}/approve`,
+              html`<label for="note-${a.id}">${t.note}</label>
+                <input id="note-${a.id}" type="text" name="note" maxlength="1000" />`,
+              t.approve,
+            )}
+            ${form(ctx, `${CONSOLE}/applications/${a.id}/reject`, '', t.reject, 'danger')}`,
+          ]),
+        )}
       </section>`,
     'home',
   );
@@ -145,20 +152,17 @@ export function botsPage(ctx: ConsoleContext, query: string, found: Awaited<Retu
         </form>
       </section>
       <section class="card">
-        ${
-          found.length === 0
-            ? html`<p>${t.nothingFound}</p>`
-            : table(
-                [t.name, t.kind, t.id, t.owner, t.receiving],
-                found.map((a) => [
-                  a.bot_user_id === null ? a.name : html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.name}</a>`,
-                  a.kind,
-                  html`<code>${a.bot_user_id ?? a.app_id}</code>`,
-                  html`${a.owner_name ?? ''} <code>${a.owner_user_id}</code>`,
-                  a.kind === 'bot' ? (a.webhook_url === null ? t.polling : t.webhook) : '',
-                ]),
-              )
-        }
+        ${tableOr(
+          t.nothingFound,
+          [t.name, t.kind, t.id, t.owner, t.receiving],
+          found.map((a) => [
+            a.bot_user_id === null ? a.name : html`<a href="${CONSOLE}/bots/${a.bot_user_id}">${a.name}</a>`,
+            a.kind,
+            html`<code>${a.bot_user_id ?? a.app_id}</code>`,
+            html`${a.owner_name ?? ''} <code>${a.owner_user_id}</code>`,
+            a.kind === 'bot' ? (a.webhook_url === null ? t.polling : t.webhook) : '',
+          ]),
+        )}
       </section>`,
     'bots',
   );
@@ -172,41 +176,40 @@ export function botPage(ctx: ConsoleContext, b: Awaited<ReturnType<ConsoleServic
     bot.name,
     html`<h1>${bot.name}</h1>
       ${notice(done)}
-      <section class="card" aria-labelledby="health">
-        <h2 id="health">${t.health}</h2>
-        <dl>
+      ${card(
+        'health',
+        t.health,
+        html`<dl>
           ${row(t.id, html`<code>${bot.bot_user_id}</code>`)} ${row(t.owner, html`<code>${b.owner}</code>`)}
           ${row(t.receiving, bot.webhook_url === null ? t.polling : html`${t.webhook} <code>${bot.webhook_url}</code>`)}
           ${row(t.pending, b.pending)}
           ${row(t.lastError, bot.last_error === null ? t.none : `${when(bot.last_error.at)} ${bot.last_error.message}`)}
           ${row(t.lastHour, t.failedOf(b.lastHour.failed, b.lastHour.attempts))}
           ${row(t.permissions, bot.permissions.length === 0 ? t.none : bot.permissions.join(', '))}
-        </dl>
-      </section>
-      <section class="card" aria-labelledby="deliveries">
-        <h2 id="deliveries">${t.deliveries}</h2>
-        ${
-          b.deliveries.length === 0
-            ? html`<p>${t.noDeliveries}</p>`
-            : table(
-                [t.time, 'Update', 'HTTP', t.lastError, t.action],
-                b.deliveries.map((d) => [
-                  when(d.created_at),
-                  d.update_id,
-                  d.status_code ?? '-',
-                  d.error ?? '',
-                  d.state === 'failed' &&
-                    form(
-                      ctx,
-                      `${CONSOLE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`,
-                      '',
-                      t.redeliver,
-                      'secondary',
-                    ),
-                ]),
-              )
-        }
-      </section>`,
+        </dl>`,
+      )}
+      ${card(
+        'deliveries',
+        t.deliveries,
+        tableOr(
+          t.noDeliveries,
+          [t.time, 'Update', 'HTTP', t.lastError, t.action],
+          b.deliveries.map((d) => [
+            when(d.created_at),
+            d.update_id,
+            d.status_code ?? '-',
+            d.error ?? '',
+            d.state === 'failed' &&
+              form(
+                ctx,
+                `${CONSOLE}/bots/${bot.bot_user_id}/deliveries/${d.id}/redeliver`,
+                '',
+                t.redeliver,
+                'secondary',
+              ),
+          ]),
+        ),
+      )}`,
     'bots',
   );
 }
@@ -223,9 +226,10 @@ export function healthPage(ctx: ConsoleContext, c: Counts): string {
     ctx,
     t.nav.health,
     html`<h1>${t.nav.health}</h1>
-      <section class="card" aria-labelledby="ledger">
-        <h2 id="ledger">${t.ledger}</h2>
-        ${
+      ${card(
+        'ledger',
+        t.ledger,
+        html`${
           c.ledger.ok
             ? html`<p class="note ok" role="status">${t.ledgerOk}</p>`
             : html`<div class="note bad" role="alert">
@@ -235,20 +239,21 @@ export function healthPage(ctx: ConsoleContext, c: Counts): string {
                 </ul>
               </div>`
         }
-        ${table([t.figure, t.value], c.ledger.figures)}
-      </section>
-      <section class="card" aria-labelledby="counters">
-        <h2 id="counters">${t.counters}</h2>
-        ${table(
-          [t.events, t.outcome, t.count],
-          c.events.map((e) => [html`<code>${e.type}</code>`, e.outcome, e.value]),
-        )}
-        <h3>${t.webhookAttempts}</h3>
-        ${table(
-          [t.outcome, t.count],
-          c.webhooks.map((w) => [w.outcome, w.value]),
-        )}
-      </section>`,
+        ${table([t.figure, t.value], c.ledger.figures)}`,
+      )}
+      ${card(
+        'counters',
+        t.counters,
+        html`${table(
+            [t.events, t.outcome, t.count],
+            c.events.map((e) => [html`<code>${e.type}</code>`, e.outcome, e.value]),
+          )}
+          <h3>${t.webhookAttempts}</h3>
+          ${table(
+            [t.outcome, t.count],
+            c.webhooks.map((w) => [w.outcome, w.value]),
+          )}`,
+      )}`,
     'health',
   );
 }
@@ -260,27 +265,16 @@ export function auditPage(ctx: ConsoleContext, rows: Awaited<ReturnType<ConsoleS
     t.audit,
     html`<h1>${t.audit}</h1>
       <section class="card">
-        ${
-          rows.length === 0
-            ? html`<p>${t.noAudit}</p>`
-            : table(
-                [t.time, t.actor, t.action, t.target, t.note],
-                rows.map((r) => [when(r.created_at), r.actor, html`<code>${r.action}</code>`, r.target, r.detail]),
-              )
-        }
+        ${tableOr(
+          t.noAudit,
+          [t.time, t.actor, t.action, t.target, t.note],
+          rows.map((r) => [when(r.created_at), r.actor, html`<code>${r.action}</code>`, r.target, r.detail]),
+        )}
       </section>`,
     'audit',
   );
 }
 
 export function messagePage(ctx: ConsoleContext, heading: string, text: string): string {
-  return layout(
-    ctx,
-    heading,
-    html`<h1>${heading}</h1>
-      <section class="card">
-        <p>${text}</p>
-        <p><a href="${CONSOLE}/">${ctx.t.back}</a></p>
-      </section>`,
-  );
+  return layout(ctx, heading, headedCard(heading, text, html`<p><a href="${CONSOLE}/">${ctx.t.back}</a></p>`));
 }

@@ -93,7 +93,7 @@ export function consoleRoutes(app: App, s: Services): void {
       .send(messagePage(ctx, f.heading, f.text));
   }
 
-  const page = pageRoute('Operator console', CONSOLE_SHEET.headers(), consoleError);
+  const page = pageRoute(['Operator console'], CONSOLE_SHEET.headers(), consoleError);
 
   app.get(CONSOLE, page('Redirects to /console/', {}), (_request, reply) => see(reply, `${CONSOLE}/`));
 

@@ -4,7 +4,17 @@ import { html, initial, table, type Html, type Part } from '../../http/pages/htm
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { lookup, type Lang } from '../../http/pages/lang.js';
 import type { SignedIn } from '../../http/pages/routes.js';
-import { framedPage, postForm, row, siteSheet, submitButton, when } from '../../http/pages/site.js';
+import {
+  card,
+  framedPage,
+  headedCard,
+  postForm,
+  row,
+  siteSheet,
+  submitButton,
+  tableOr,
+  when,
+} from '../../http/pages/site.js';
 import { MAX_BOTS_PER_OWNER } from '../apps/index.js';
 import { PERMISSIONS } from '../bots/index.js';
 import type { AppSummary, AppView, BotView, DeliveryView } from './service.js';
@@ -102,60 +112,56 @@ export function homePage(ctx: PageContext, apps: readonly AppSummary[], n?: Noti
       <p class="sub">${t.homeLead}</p>
       ${notice(n)}
       <div class="grid">
-        <section class="card" aria-labelledby="bots">
-          <h2 id="bots">${t.botsOf(bots.length, MAX_BOTS_PER_OWNER)}</h2>
-          ${
-            bots.length === 0
-              ? html`<p>${t.noBots}</p>`
-              : table(
-                  [t.name, t.botId, t.receiving],
-                  bots.map((b) => [
-                    html`<a href="${SITE}/bots/${b.bot_user_id ?? ''}">${b.name}</a>`,
-                    html`<code>${b.bot_user_id ?? ''}</code>`,
-                    modePill(t, b.mode),
-                  ]),
-                )
-          }
-          <h3>${t.newBot}</h3>
-          ${
-            full
-              ? html`<p class="note warn">${t.tooManyBots(MAX_BOTS_PER_OWNER)}</p>`
-              : form(
-                  ctx,
-                  `${SITE}/bots`,
-                  html`<label for="bot-name">${t.name}</label>
-                    <input id="bot-name" type="text" name="name" maxlength="64" required />
-                    <label for="bot-description">${t.description}</label>
-                    <textarea id="bot-description" name="description" maxlength="512"></textarea>
-                    <p class="fine">${t.botLimit(MAX_BOTS_PER_OWNER)}</p>`,
-                  t.createBot,
-                )
-          }
-        </section>
-        <section class="card" aria-labelledby="apps">
-          <h2 id="apps">${t.apps}</h2>
-          ${
-            others.length === 0
-              ? html`<p>${t.noApps}</p>`
-              : table(
-                  [t.name, t.appId],
-                  others.map((a) => [
-                    html`<a href="${SITE}/apps/${a.app_id}">${a.name}</a>`,
-                    html`<code>${a.app_id}</code>`,
-                  ]),
-                )
-          }
-          <h3>${t.newApp}</h3>
-          ${form(
-            ctx,
-            `${SITE}/apps`,
-            html`<label for="app-name">${t.name}</label>
-              <input id="app-name" type="text" name="name" maxlength="64" required />
-              <label for="app-uris">${t.redirectUrisLines}</label>
-              <textarea id="app-uris" name="redirect_uris" placeholder="https://your.app/callback"></textarea>`,
-            t.createApp,
-          )}
-        </section>
+        ${card(
+          'bots',
+          t.botsOf(bots.length, MAX_BOTS_PER_OWNER),
+          html`${tableOr(
+              t.noBots,
+              [t.name, t.botId, t.receiving],
+              bots.map((b) => [
+                html`<a href="${SITE}/bots/${b.bot_user_id ?? ''}">${b.name}</a>`,
+                html`<code>${b.bot_user_id ?? ''}</code>`,
+                modePill(t, b.mode),
+              ]),
+            )}
+            <h3>${t.newBot}</h3>
+            ${
+              full
+                ? html`<p class="note warn">${t.tooManyBots(MAX_BOTS_PER_OWNER)}</p>`
+                : form(
+                    ctx,
+                    `${SITE}/bots`,
+                    html`<label for="bot-name">${t.name}</label>
+                      <input id="bot-name" type="text" name="name" maxlength="64" required />
+                      <label for="bot-description">${t.description}</label>
+                      <textarea id="bot-description" name="description" maxlength="512"></textarea>
+                      <p class="fine">${t.botLimit(MAX_BOTS_PER_OWNER)}</p>`,
+                    t.createBot,
+                  )
+            }`,
+        )}
+        ${card(
+          'apps',
+          t.apps,
+          html`${tableOr(
+              t.noApps,
+              [t.name, t.appId],
+              others.map((a) => [
+                html`<a href="${SITE}/apps/${a.app_id}">${a.name}</a>`,
+                html`<code>${a.app_id}</code>`,
+              ]),
+            )}
+            <h3>${t.newApp}</h3>
+            ${form(
+              ctx,
+              `${SITE}/apps`,
+              html`<label for="app-name">${t.name}</label>
+                <input id="app-name" type="text" name="name" maxlength="64" required />
+                <label for="app-uris">${t.redirectUrisLines}</label>
+                <textarea id="app-uris" name="redirect_uris" placeholder="https://your.app/callback"></textarea>`,
+              t.createApp,
+            )}`,
+        )}
       </div>`,
   );
 }
@@ -172,30 +178,30 @@ export function revealPage(ctx: PageContext, r: Reveal): string {
   return layout(
     ctx,
     r.title,
-    html`<h1>${r.title}</h1>
-      <section class="card">
-        <p>${r.lead}</p>
-        ${r.values.map(
+    headedCard(
+      r.title,
+      r.lead,
+      html`${r.values.map(
           ([label, value]) =>
             html`<h3>${label}</h3>
               <code class="secret">${value}</code>`,
         )}
         <p class="note warn">${ctx.t.copyNow}</p>
-        <p><a href="${r.back}">${ctx.t.continue}</a></p>
-      </section>`,
+        <p><a href="${r.back}">${ctx.t.continue}</a></p>`,
+    ),
   );
 }
 
 function deliveriesTable(ctx: PageContext, bot: BotView, log: readonly DeliveryView[]): Html {
   const { t } = ctx;
-  if (log.length === 0) return html`<p>${t.noDeliveries}</p>`;
   const state = (d: DeliveryView) =>
     d.state === 'delivered'
       ? html`<span class="pill ok">${t.delivered}</span>`
       : d.state === 'redelivered'
         ? html`<span class="pill">${t.redelivered}</span>`
         : html`<span class="pill bad">${t.failedState}</span>`;
-  return table(
+  return tableOr(
+    t.noDeliveries,
     t.deliveryHeadings,
     log.map((d) => [
       when(d.created_at),
@@ -226,42 +232,43 @@ function permissionsCard(ctx: PageContext, bot: BotView): Html {
   const { t } = ctx;
   const tone = (s: string) => (s === 'approved' ? 'ok' : s === 'rejected' ? 'bad' : 'wait');
   const status = (s: string) => html`<span class="pill ${tone(s)}">${lookup(t.applicationStatus, s) ?? s}</span>`;
-  return html`<section class="card" aria-labelledby="perms">
-    <h2 id="perms">${t.permissions}</h2>
-    <p>
-      ${t.held} ${bot.permissions.length === 0 ? t.none : bot.permissions.map((p) => permissionName(t, p)).join(', ')}
-    </p>
-    ${
-      bot.applications.length > 0 &&
-      table(
-        t.applicationHeadings,
-        bot.applications.map((a) => [
-          permissionName(t, a.permission),
-          a.created_at.slice(0, 10),
-          status(a.status),
-          a.note ?? '',
-        ]),
-      )
-    }
-    ${
-      open.length > 0 &&
-      form(
-        ctx,
-        `${SITE}/bots/${bot.bot_user_id}/permissions`,
-        html`<fieldset>
-          <legend>${t.applyFor}</legend>
-          ${radios(
-            'permission',
-            open.map((p) => [p, permissionName(t, p)] as const),
-            open[0] ?? '',
-          )}
-        </fieldset>`,
-        t.apply,
-        'secondary',
-      )
-    }
-    <p class="fine">${t.review}</p>
-  </section>`;
+  return card(
+    'perms',
+    t.permissions,
+    html`<p>
+        ${t.held} ${bot.permissions.length === 0 ? t.none : bot.permissions.map((p) => permissionName(t, p)).join(', ')}
+      </p>
+      ${
+        bot.applications.length > 0 &&
+        table(
+          t.applicationHeadings,
+          bot.applications.map((a) => [
+            permissionName(t, a.permission),
+            a.created_at.slice(0, 10),
+            status(a.status),
+            a.note ?? '',
+          ]),
+        )
+      }
+      ${
+        open.length > 0 &&
+        form(
+          ctx,
+          `${SITE}/bots/${bot.bot_user_id}/permissions`,
+          html`<fieldset>
+            <legend>${t.applyFor}</legend>
+            ${radios(
+              'permission',
+              open.map((p) => [p, permissionName(t, p)] as const),
+              open[0] ?? '',
+            )}
+          </fieldset>`,
+          t.apply,
+          'secondary',
+        )
+      }
+      <p class="fine">${t.review}</p>`,
+  );
 }
 
 /** The top of a bot's or an app's page: back link, monogram or avatar, name, id line, notice. */
@@ -280,15 +287,16 @@ function pageHead(t: SiteTexts, name: string, avatar: string, sub: Html, n: Noti
 /** The App Key, the note that the secret is not shown again, more rows, and the two resets. */
 function credentialsCard(ctx: PageContext, path: string, apiKey: string, more: readonly Html[]): Html {
   const { t } = ctx;
-  return html`<section class="card" aria-labelledby="creds">
-    <h2 id="creds">${t.credentials}</h2>
-    <dl>${row(t.appKey, html`<code>${apiKey}</code>`)} ${row(t.appSecret, t.shownOnce)} ${more}</dl>
-    <div class="actions">
-      ${form(ctx, `${path}/reset-key`, '', t.resetKey, 'secondary')}
-      ${form(ctx, `${path}/reset-secret`, '', t.resetSecret, 'secondary')}
-    </div>
-    <p class="fine">${t.resetAtOnce}</p>
-  </section>`;
+  return card(
+    'creds',
+    t.credentials,
+    html`<dl>${row(t.appKey, html`<code>${apiKey}</code>`)} ${row(t.appSecret, t.shownOnce)} ${more}</dl>
+      <div class="actions">
+        ${form(ctx, `${path}/reset-key`, '', t.resetKey, 'secondary')}
+        ${form(ctx, `${path}/reset-secret`, '', t.resetSecret, 'secondary')}
+      </div>
+      <p class="fine">${t.resetAtOnce}</p>`,
+  );
 }
 
 export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryView[], n?: Notice): string {
@@ -308,47 +316,49 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
           row(t.level, String(bot.level)),
           row(t.evmAddress, html`<code>${bot.evm_address}</code>`),
         ])}
-        <section class="card" aria-labelledby="receiving">
-          <h2 id="receiving">${t.receivingUpdates}</h2>
-          <p id="mode">
-            ${
-              bot.mode === 'webhook'
-                ? html`${t.mode} <strong>${t.webhook}</strong> ${t.at} ${hook} (${format})`
-                : html`${t.mode} <strong>${t.polling}</strong> (getUpdates)`
-            }
-          </p>
-          ${bot.mode === 'webhook' && lastError(t, bot)}
-          ${form(
-            ctx,
-            `${path}/webhook`,
-            html`<label for="webhook-url">${t.webhookUrl}</label>
-              <input
-                id="webhook-url"
-                type="url"
-                name="url"
-                required
-                placeholder="https://your.server/hook"
-                value="${bot.webhook_url ?? ''}"
-              />
-              <fieldset>
-                <legend>${t.payloadFormat}</legend>
-                ${radios(
-                  'payload_format',
-                  [
-                    ['update', t.updateFormat],
-                    ['flat', t.flatFormat],
-                  ],
-                  bot.payload_format,
-                )}
-              </fieldset>`,
-            bot.mode === 'webhook' ? t.changeWebhook : t.setWebhook,
-          )}
-          ${bot.mode === 'webhook' && form(ctx, `${path}/webhook/clear`, '', t.clearWebhook, 'secondary')}
-          <p class="fine">${t.webhookNote}</p>
-        </section>
-        <section class="card" aria-labelledby="profile">
-          <h2 id="profile">${t.profile}</h2>
-          ${form(
+        ${card(
+          'receiving',
+          t.receivingUpdates,
+          html`<p id="mode">
+              ${
+                bot.mode === 'webhook'
+                  ? html`${t.mode} <strong>${t.webhook}</strong> ${t.at} ${hook} (${format})`
+                  : html`${t.mode} <strong>${t.polling}</strong> (getUpdates)`
+              }
+            </p>
+            ${bot.mode === 'webhook' && lastError(t, bot)}
+            ${form(
+              ctx,
+              `${path}/webhook`,
+              html`<label for="webhook-url">${t.webhookUrl}</label>
+                <input
+                  id="webhook-url"
+                  type="url"
+                  name="url"
+                  required
+                  placeholder="https://your.server/hook"
+                  value="${bot.webhook_url ?? ''}"
+                />
+                <fieldset>
+                  <legend>${t.payloadFormat}</legend>
+                  ${radios(
+                    'payload_format',
+                    [
+                      ['update', t.updateFormat],
+                      ['flat', t.flatFormat],
+                    ],
+                    bot.payload_format,
+                  )}
+                </fieldset>`,
+              bot.mode === 'webhook' ? t.changeWebhook : t.setWebhook,
+            )}
+            ${bot.mode === 'webhook' && form(ctx, `${path}/webhook/clear`, '', t.clearWebhook, 'secondary')}
+            <p class="fine">${t.webhookNote}</p>`,
+        )}
+        ${card(
+          'profile',
+          t.profile,
+          html`${form(
             ctx,
             `${path}/profile`,
             html`<label for="name">${t.name}</label>
@@ -358,11 +368,12 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
               <label for="description">${t.description}</label>
               <textarea id="description" name="description" maxlength="512">${bot.description}</textarea>`,
             t.saveProfile,
-          )}
-        </section>
-        <section class="card" aria-labelledby="privacy">
-          <h2 id="privacy">${t.privacy}</h2>
-          ${form(
+          )}`,
+        )}
+        ${card(
+          'privacy',
+          t.privacy,
+          html`${form(
             ctx,
             `${path}/privacy`,
             html`<fieldset>
@@ -374,18 +385,11 @@ export function botPage(ctx: PageContext, bot: BotView, log: readonly DeliveryVi
                 ${radios('group_invites', audience(t, INVITE_OPTIONS), bot.group_invites)}
               </fieldset>`,
             t.savePrivacy,
-          )}
-        </section>
-        ${permissionsCard(ctx, bot)}
-        <section class="card" aria-labelledby="delete">
-          <h2 id="delete">${t.deleting}</h2>
-          <p>${t.notDeletable}</p>
-        </section>
+          )}`,
+        )}
+        ${permissionsCard(ctx, bot)} ${card('delete', t.deleting, html`<p>${t.notDeletable}</p>`)}
       </div>
-      <section class="card" aria-labelledby="deliveries">
-        <h2 id="deliveries">${t.recentDeliveries}</h2>
-        ${deliveriesTable(ctx, bot, log)}
-      </section>`,
+      ${card('deliveries', t.recentDeliveries, html`${deliveriesTable(ctx, bot, log)}`)}`,
   );
 }
 
@@ -398,16 +402,17 @@ export function appPage(ctx: PageContext, app: AppView, n?: Notice): string {
     html`${pageHead(t, app.name, '', html`${t.appId} <code>${app.app_id}</code>`, n)}
       <div class="grid">
         ${credentialsCard(ctx, path, app.api_key, [])}
-        <section class="card" aria-labelledby="uris">
-          <h2 id="uris">${t.redirectUris}</h2>
-          ${form(
+        ${card(
+          'uris',
+          t.redirectUris,
+          html`${form(
             ctx,
             `${path}/redirect-uris`,
             html`<label for="redirect-uris">${t.redirectUrisNote}</label>
               <textarea id="redirect-uris" name="redirect_uris">${app.redirect_uris.join('\n')}</textarea>`,
             t.saveRedirectUris,
-          )}
-        </section>
+          )}`,
+        )}
       </div>`,
   );
 }

@@ -76,7 +76,7 @@ export function developerSiteRoutes(app: App, s: Services): void {
       .send(messagePage(ctx, f.heading, f.text, back));
   }
 
-  const options = pageRoute('Developer site', SITE_SHEET.headers(), siteError);
+  const options = pageRoute(['Developer site'], SITE_SHEET.headers(), siteError);
 
   app.get(SITE, options('Redirects to /developers/', {}), (_request, reply) => see(reply, `${SITE}/`));
 

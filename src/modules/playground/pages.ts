@@ -3,10 +3,10 @@
 import { CSRF_FIELD } from '../../http/pages/csrf.js';
 import { html, type Html, type Part } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
-import { framedPage, siteSheet } from '../../http/pages/site.js';
+import { framedPage, headedCard, siteSheet } from '../../http/pages/site.js';
 import { LIVE_HASH } from './live-script.js';
 import { messageItem, type ChatForm } from './message-html.js';
-import type { Conversation, Place } from './service.js';
+import type { BotChoice, Conversation, Place } from './service.js';
 import type { PlaygroundTexts } from './texts.js';
 
 export const PLAYGROUND = '/playground';
@@ -115,60 +115,55 @@ function picker(ctx: PlaygroundContext, place: Place): Html {
 export function playgroundPage(ctx: PlaygroundContext, place: Place, chat?: Conversation, notice?: string): string {
   const { t } = ctx;
   const bot = place.bot;
-  if (bot === undefined || chat === undefined) {
-    return layout(
-      ctx,
-      html`<h1>${t.title}</h1>
-        <p class="sub">${t.lead}</p>
-        <div class="play">
-          ${picker(ctx, place)}
-          <section class="card"><p>${t.pickBot}</p></section>
-        </div>`,
-    );
-  }
-  const form = chatForm(ctx, place);
-  const heading = place.group === undefined ? `${bot.name} · ${t.privateChat}` : `${place.group.name} · ${bot.name}`;
+  const talking = bot !== undefined && chat !== undefined;
   return layout(
     ctx,
     html`<h1>${t.title}</h1>
       <p class="sub">${t.lead}</p>
       <div class="play">
         ${picker(ctx, place)}
-        <section class="card" aria-labelledby="conv">
-          <h2 id="conv">${heading}</h2>
-          <ol
-            tabindex="0"
-            id="log"
-            class="log"
-            aria-label="${t.conversation}"
-            data-cursor="${chat.cursor}"
-            data-query="${query(place)}"
-          >
-            ${chat.items.map((i) => messageItem(i, ctx.userId, chat.names, form, t))}
-          </ol>
-          <p class="empty fine">${t.empty}</p>
-          <p id="status" class="fine" role="status">${notice ?? ''}</p>
-          <form class="composer live" method="post" action="${PLAYGROUND}/send">
-            <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
-            <input type="hidden" name="bot" value="${bot.user_id}" />
-            ${place.group !== undefined && html`<input type="hidden" name="group" value="${place.group.group_id}" />`}
-            <label for="text">${t.message}</label>
-            <div class="send">
-              <input id="text" type="text" name="text" maxlength="4000" required autocomplete="off" />
-              <button type="submit" class="primary">${t.send}</button>
-            </div>
-            ${
-              place.group !== undefined &&
-              html`<label class="choice"
-                ><input type="checkbox" name="mention" value="${bot.user_id}" checked />
-                ${t.mentionBot(bot.name)}</label
-              >`
-            }
-          </form>
-        </section>
+        ${talking ? conversation(ctx, place, bot, chat, notice) : html`<section class="card"><p>${t.pickBot}</p></section>`}
       </div>`,
-    true,
+    talking,
   );
+}
+
+/** The conversation with the bot and the composer. */
+function conversation(ctx: PlaygroundContext, place: Place, bot: BotChoice, chat: Conversation, notice?: string): Html {
+  const { t } = ctx;
+  const form = chatForm(ctx, place);
+  const heading = place.group === undefined ? `${bot.name} · ${t.privateChat}` : `${place.group.name} · ${bot.name}`;
+  return html`<section class="card" aria-labelledby="conv">
+    <h2 id="conv">${heading}</h2>
+    <ol
+      tabindex="0"
+      id="log"
+      class="log"
+      aria-label="${t.conversation}"
+      data-cursor="${chat.cursor}"
+      data-query="${query(place)}"
+    >
+      ${chat.items.map((i) => messageItem(i, ctx.userId, chat.names, form, t))}
+    </ol>
+    <p class="empty fine">${t.empty}</p>
+    <p id="status" class="fine" role="status">${notice ?? ''}</p>
+    <form class="composer live" method="post" action="${PLAYGROUND}/send">
+      <input type="hidden" name="${CSRF_FIELD}" value="${ctx.csrf}" />
+      <input type="hidden" name="bot" value="${bot.user_id}" />
+      ${place.group !== undefined && html`<input type="hidden" name="group" value="${place.group.group_id}" />`}
+      <label for="text">${t.message}</label>
+      <div class="send">
+        <input id="text" type="text" name="text" maxlength="4000" required autocomplete="off" />
+        <button type="submit" class="primary">${t.send}</button>
+      </div>
+      ${
+        place.group !== undefined &&
+        html`<label class="choice"
+          ><input type="checkbox" name="mention" value="${bot.user_id}" checked /> ${t.mentionBot(bot.name)}</label
+        >`
+      }
+    </form>
+  </section>`;
 }
 
 /** A failure, in the playground's frame. */
@@ -178,14 +173,7 @@ export function playgroundMessagePage(
   text: string,
   back: boolean,
 ): string {
-  return layout(
-    ctx,
-    html`<h1>${heading}</h1>
-      <section class="card">
-        <p>${text}</p>
-        ${back && html`<p><a href="${PLAYGROUND}/">${ctx.t.back}</a></p>`}
-      </section>`,
-  );
+  return layout(ctx, headedCard(heading, text, back && html`<p><a href="${PLAYGROUND}/">${ctx.t.back}</a></p>`));
 }
 
 /** The conversation's items as the live script receives them. */

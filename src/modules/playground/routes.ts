@@ -35,6 +35,12 @@ import { TEXTS } from './texts.js';
 
 const Chat = { bot: Text(128), group: Type.Optional(Text(128)) };
 const Form = { csrf: Csrf, ...Chat };
+/** What every form of the chat posts besides its own fields. */
+interface ChatFields {
+  csrf?: string;
+  bot: string;
+  group?: string;
+}
 const Reason = Type.String({ pattern: '^[a-z_]{1,64}$' });
 /** What a form answers the live script (`x-playground-live: 1`) instead of a redirect. */
 const LiveAnswer = Type.Object({ notice: Type.Union([Type.String(), Type.Null()]) });
@@ -62,6 +68,14 @@ export function playgroundRoutes(app: App, s: Services): void {
   const poster = (request: FastifyRequest, reply: FastifyReply, given: string | undefined) =>
     withTexts(request, signIn.poster(request, reply, given));
 
+  /** The chat a form posts to, as the signed-in user sees it; refused unless the form's CSRF token is right. */
+  async function chatOf(request: FastifyRequest, reply: FastifyReply, form: ChatFields) {
+    const ctx = await poster(request, reply, form.csrf);
+    const place = await s.playground.place(ctx.userId, form.bot, form.group);
+    if (place.chat === undefined) throw new AppError(Errors.unknownBot);
+    return { ctx, place, chat: place.chat };
+  }
+
   /** Every failure of a page answers as a page in its frame. */
   function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
     const ctx = textsOf(request, TEXTS);
@@ -74,7 +88,7 @@ export function playgroundRoutes(app: App, s: Services): void {
       .send(playgroundMessagePage(ctx, f.heading, f.text, !signedOut));
   }
 
-  const page = pageRoute('Playground', PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), pageError);
+  const page = pageRoute(['Playground'], PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), pageError);
 
   const back = (place: Place, extra: Record<string, string> = {}) =>
     `${PLAYGROUND}/?${new URLSearchParams({
@@ -150,13 +164,11 @@ export function playgroundRoutes(app: App, s: Services): void {
       response: { 200: LiveAnswer },
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
-      const { bot, group, text, mention } = request.body;
-      const place = await s.playground.place(ctx.userId, bot, group);
-      if (place.chat === undefined) throw new AppError(Errors.unknownBot);
+      const { ctx, place, chat } = await chatOf(request, reply, request.body);
+      const { text, mention } = request.body;
       // Only the chat's bot may be mentioned from the form.
       const mentions = mention !== undefined && mention === place.bot?.user_id ? [mention] : [];
-      const refused = await s.playground.send(ctx.userId, place.chat, text, mentions);
+      const refused = await s.playground.send(ctx.userId, chat, text, mentions);
       return answer(
         request,
         reply,
@@ -174,11 +186,8 @@ export function playgroundRoutes(app: App, s: Services): void {
       response: { 200: LiveAnswer },
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
-      const { bot, group, message, data } = request.body;
-      const place = await s.playground.place(ctx.userId, bot, group);
-      if (place.chat === undefined) throw new AppError(Errors.unknownBot);
-      const refused = await s.playground.press(ctx.userId, place.chat, message, data);
+      const { ctx, place, chat } = await chatOf(request, reply, request.body);
+      const refused = await s.playground.press(ctx.userId, chat, request.body.message, request.body.data);
       return answer(
         request,
         reply,
