@@ -17,6 +17,7 @@ import {
   Text,
 } from '../../http/pages/routes.js';
 import type { App } from '../../http/types.js';
+import type { Work } from '../../db/work.js';
 import type { Services } from '../../services.js';
 import { SESSION_COOKIE } from '../sessions/index.js';
 import { PERMISSIONS } from '../bots/index.js';
@@ -74,6 +75,18 @@ export function developerSiteRoutes(app: App, s: Services): void {
       .code(f.status)
       .headers(SITE_SHEET.headers())
       .send(messagePage(ctx, f.heading, f.text, back));
+  }
+
+  /** A form that changes a bot or an app: checked, run as one unit of work, then back to its page with a notice. */
+  async function change(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    form: { csrf?: string; page: string; done: string },
+    run: (w: Work, userId: string) => Promise<unknown>,
+  ) {
+    const ctx = await poster(request, reply, form.csrf);
+    await s.work.run((w) => run(w, ctx.userId));
+    return see(reply, `${SITE}/${form.page}?done=${form.done}`);
   }
 
   const options = pageRoute(['Developer site'], SITE_SHEET.headers(), siteError);
@@ -212,10 +225,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       body: Form({ name: Text(256), avatar: Type.Optional(Text(4096)), description: Type.Optional(Text(2048)) }),
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
-      const { name, avatar = '', description = '' } = request.body;
-      await s.work.run((w) => s.developers.setProfile(w, ctx.userId, request.params.id, { name, avatar, description }));
-      return see(reply, `${SITE}/bots/${request.params.id}?done=profile`);
+      const { csrf, name, avatar = '', description = '' } = request.body;
+      const { id } = request.params;
+      return change(request, reply, { csrf, page: `bots/${id}`, done: 'profile' }, (w, userId) =>
+        s.developers.setProfile(w, userId, id, { name, avatar, description }),
+      );
     },
   );
 
@@ -229,12 +243,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       }),
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
-      const { private_messages, group_invites } = request.body;
-      await s.work.run((w) =>
-        s.developers.setPrivacy(w, ctx.userId, request.params.id, { private_messages, group_invites }),
+      const { csrf, private_messages, group_invites } = request.body;
+      const { id } = request.params;
+      return change(request, reply, { csrf, page: `bots/${id}`, done: 'privacy' }, (w, userId) =>
+        s.developers.setPrivacy(w, userId, id, { private_messages, group_invites }),
       );
-      return see(reply, `${SITE}/bots/${request.params.id}?done=privacy`);
     },
   );
 
@@ -270,9 +283,10 @@ export function developerSiteRoutes(app: App, s: Services): void {
     `${SITE}/bots/:id/webhook/clear`,
     options('Clear the Webhook URL (back to long polling)', { params: BotParams, body: Form({}) }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
-      await s.work.run((w) => s.developers.clearWebhook(w, ctx.userId, request.params.id));
-      return see(reply, `${SITE}/bots/${request.params.id}?done=cleared`);
+      const { id } = request.params;
+      return change(request, reply, { csrf: request.body.csrf, page: `bots/${id}`, done: 'cleared' }, (w, userId) =>
+        s.developers.clearWebhook(w, userId, id),
+      );
     },
   );
 
@@ -283,10 +297,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       body: Form({ permission: Type.Enum(PERMISSIONS) }),
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
-      const { permission } = request.body;
-      await s.work.run((w) => s.developers.apply(w, ctx.userId, request.params.id, permission));
-      return see(reply, `${SITE}/bots/${request.params.id}?done=applied`);
+      const { csrf, permission } = request.body;
+      const { id } = request.params;
+      return change(request, reply, { csrf, page: `bots/${id}`, done: 'applied' }, (w, userId) =>
+        s.developers.apply(w, userId, id, permission),
+      );
     },
   );
 
@@ -297,10 +312,10 @@ export function developerSiteRoutes(app: App, s: Services): void {
       body: Form({}),
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
       const { id, delivery } = request.params;
-      await s.work.run((w) => s.developers.redeliver(w, ctx.userId, id, delivery));
-      return see(reply, `${SITE}/bots/${id}?done=redelivered`);
+      return change(request, reply, { csrf: request.body.csrf, page: `bots/${id}`, done: 'redelivered' }, (w, userId) =>
+        s.developers.redeliver(w, userId, id, delivery),
+      );
     },
   );
 
@@ -311,10 +326,11 @@ export function developerSiteRoutes(app: App, s: Services): void {
       body: Form({ redirect_uris: Type.Optional(Text(50_000)) }),
     }),
     async (request, reply) => {
-      const ctx = await poster(request, reply, request.body.csrf);
       const uris = lines(request.body.redirect_uris);
-      await s.work.run((w) => s.developers.setRedirectUris(w, ctx.userId, request.params.id, uris));
-      return see(reply, `${SITE}/apps/${request.params.id}?done=uris`);
+      const { id } = request.params;
+      return change(request, reply, { csrf: request.body.csrf, page: `apps/${id}`, done: 'uris' }, (w, userId) =>
+        s.developers.setRedirectUris(w, userId, id, uris),
+      );
     },
   );
 }
