@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { adminHeaders } from '../helpers/app.js';
+import { axeViolations } from '../helpers/axe.js';
 import { describeInChromium, signIn } from '../helpers/browser-stores.js';
 import { botCall, failed, result, say, startReceiver } from '../helpers/delivery.js';
 import { createUsers, type TestUser } from '../helpers/factories.js';
@@ -71,6 +72,18 @@ await describeInChromium(
       const res = await anonymous.goto(`${s.base}/developers/`);
       assert.equal(res?.status(), 401);
       assert.equal(await anonymous.locator('h1').textContent(), 'Open the developer site in the application');
+    });
+
+    it('speaks Simplified Chinese to a browser set to it, with axe still clean', async () => {
+      // axe runs as an injected script, which the page's CSP refuses.
+      const context = await s.newContext({ locale: 'zh-CN', bypassCSP: true });
+      await signIn(s, context, dev.user_id);
+      const zh = await context.newPage();
+      assert.equal((await zh.goto(`${s.base}/developers/`))?.status(), 200);
+      assert.equal(await zh.locator('html').getAttribute('lang'), 'zh-CN');
+      assert.equal(await zh.locator('h1').textContent(), '你的应用和机器人');
+      assert.deepEqual(await axeViolations(zh), []);
+      await context.close();
     });
 
     it('creates a bot: the secret is shown once, the key works on the API', async () => {
