@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import type { App } from '../src/http/types.js';
-import { adminHeaders, dropSchema, startTestApp } from './helpers/app.js';
+import { adminHeaders, dropSchema, startTestApp, type TestApp } from './helpers/app.js';
 import { botCall, result, say } from './helpers/delivery.js';
 import { createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
 import { storesUnderTest, type StoreKind } from './helpers/stores.js';
@@ -28,8 +28,8 @@ async function pool(n: number, parallel: number, task: (i: number) => Promise<vo
   await Promise.all(Array.from({ length: parallel }, worker));
 }
 
-/** Two instances on one store (a private PostgreSQL schema, or one SQLite file). */
-async function twoInstances(store: StoreKind) {
+/** Runs `body` on two instances of one store (a private PostgreSQL schema, or one SQLite file), then closes both. */
+async function onTwoInstances(store: StoreKind, body: (a: TestApp, b: TestApp) => Promise<void>): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'op-cursor-'));
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const options = {
@@ -38,15 +38,14 @@ async function twoInstances(store: StoreKind) {
   };
   const first = await startTestApp(store, options);
   const second = await startTestApp(store, options);
-  return {
-    apps: [first, second] as const,
-    close: async () => {
-      await second.close();
-      await first.close();
-      rmSync(dir, { recursive: true, force: true });
-      if (store === 'postgres') await dropSchema(schema);
-    },
-  };
+  try {
+    await body(first, second);
+  } finally {
+    await second.close();
+    await first.close();
+    rmSync(dir, { recursive: true, force: true });
+    if (store === 'postgres') await dropSchema(schema);
+  }
 }
 
 interface Page {
@@ -89,89 +88,78 @@ const exactlyOnce = (acknowledged: readonly string[], seen: readonly string[], w
 
 for (const store of await storesUnderTest()) {
   await describe(`cursors that never skip [${store}]`, () => {
-    it(
+    const itOnTwoInstances = (name: string, body: (a: TestApp, b: TestApp) => Promise<void>) =>
+      it(name, BOUNDED, () => onTwoInstances(store, body));
+
+    itOnTwoInstances(
       'a reader following next_cursor during concurrent keyed and unkeyed sends on two instances finds each acknowledged send once',
-      BOUNDED,
-      async () => {
-        const { apps, close } = await twoInstances(store);
-        try {
-          const [a, b] = apps;
-          const [owner, ...recipients] = (await createUsers(a.app, 5)) as [TestUser, ...TestUser[]];
-          const bots: BotCreds[] = [];
-          for (let i = 0; i < 4; i++) bots.push(await createBot(a.app, owner.user_id, `sender ${i}`));
-          const acknowledged: string[] = [];
-          let sending = true;
-          const reading = follow(a.app, () => !sending);
-          await pool(SENDS, PARALLEL, async (i) => {
-            const bot = bots[i % bots.length] as BotCreds;
-            const to = recipients[i % recipients.length] as TestUser;
-            const instance = i % 2 === 0 ? a : b;
-            const res = await instance.app.inject({
-              method: 'POST',
-              url: '/openapi/bot/sendMessage',
-              headers: {
-                'x-api-key': bot.api_key,
-                'content-type': 'application/json',
-                // Every other send is keyed: its own transaction, beside the unkeyed sends' group commit.
-                ...(i % 2 === 0 ? { 'idempotency-key': uid('k') } : {}),
-              },
-              payload: { chat_id: to.user_id, chat_type: 'private', text: `m${i}`, parse_mode: 'text' },
-            });
-            const sent = result({ status: res.statusCode, body: res.json(), headers: res.headers }, `send ${i}`) as {
-              message_id: string;
-            };
-            acknowledged.push(sent.message_id);
+      async (a, b) => {
+        const [owner, ...recipients] = (await createUsers(a.app, 5)) as [TestUser, ...TestUser[]];
+        const bots: BotCreds[] = [];
+        for (let i = 0; i < 4; i++) bots.push(await createBot(a.app, owner.user_id, `sender ${i}`));
+        const acknowledged: string[] = [];
+        let sending = true;
+        const reading = follow(a.app, () => !sending);
+        await pool(SENDS, PARALLEL, async (i) => {
+          const bot = bots[i % bots.length] as BotCreds;
+          const to = recipients[i % recipients.length] as TestUser;
+          const instance = i % 2 === 0 ? a : b;
+          const res = await instance.app.inject({
+            method: 'POST',
+            url: '/openapi/bot/sendMessage',
+            headers: {
+              'x-api-key': bot.api_key,
+              'content-type': 'application/json',
+              // Every other send is keyed: its own transaction, beside the unkeyed sends' group commit.
+              ...(i % 2 === 0 ? { 'idempotency-key': uid('k') } : {}),
+            },
+            payload: { chat_id: to.user_id, chat_type: 'private', text: `m${i}`, parse_mode: 'text' },
           });
-          sending = false;
-          const seen = await reading;
-          assert.equal(acknowledged.length, SENDS);
-          exactlyOnce(acknowledged, seen, 'outbox');
-        } finally {
-          await close();
-        }
+          const sent = result({ status: res.statusCode, body: res.json(), headers: res.headers }, `send ${i}`) as {
+            message_id: string;
+          };
+          acknowledged.push(sent.message_id);
+        });
+        sending = false;
+        const seen = await reading;
+        assert.equal(acknowledged.length, SENDS);
+        exactlyOnce(acknowledged, seen, 'outbox');
       },
     );
 
-    it(
+    itOnTwoInstances(
       'getUpdates with offset during concurrent message events on two instances gets each Update once, in order',
-      BOUNDED,
-      async () => {
-        const { apps, close } = await twoInstances(store);
-        try {
-          const [a, b] = apps;
-          const [owner, ...talkers] = (await createUsers(a.app, 9)) as [TestUser, ...TestUser[]];
-          const bot = await createBot(a.app, owner.user_id, 'poller');
-          const total = 240;
-          const state = { saying: true };
-          const ids: number[] = [];
-          const polling = (async () => {
-            let offset = 1;
-            for (;;) {
-              const finished = !state.saying;
-              const got = result(await botCall(a.app, 'getUpdates', bot.api_key, { offset, limit: 7 })) as {
-                id: number;
-              }[];
-              ids.push(...got.map((u) => u.id));
-              const last = got.at(-1);
-              if (last !== undefined) offset = last.id + 1;
-              if (finished && got.length === 0) return;
-              await yieldToIo();
-            }
-          })();
-          await pool(total, PARALLEL, async (i) => {
-            const from = talkers[i % talkers.length] as TestUser;
-            await say((i % 2 === 0 ? a : b).app, { from: from.user_id, to: bot.bot_user_id, text: `u${i}` });
-          });
-          state.saying = false;
-          await polling;
-          assert.deepEqual(
-            ids,
-            Array.from({ length: total }, (_, i) => i + 1),
-            'every Update once, in id order',
-          );
-        } finally {
-          await close();
-        }
+      async (a, b) => {
+        const [owner, ...talkers] = (await createUsers(a.app, 9)) as [TestUser, ...TestUser[]];
+        const bot = await createBot(a.app, owner.user_id, 'poller');
+        const total = 240;
+        const state = { saying: true };
+        const ids: number[] = [];
+        const polling = (async () => {
+          let offset = 1;
+          for (;;) {
+            const finished = !state.saying;
+            const got = result(await botCall(a.app, 'getUpdates', bot.api_key, { offset, limit: 7 })) as {
+              id: number;
+            }[];
+            ids.push(...got.map((u) => u.id));
+            const last = got.at(-1);
+            if (last !== undefined) offset = last.id + 1;
+            if (finished && got.length === 0) return;
+            await yieldToIo();
+          }
+        })();
+        await pool(total, PARALLEL, async (i) => {
+          const from = talkers[i % talkers.length] as TestUser;
+          await say((i % 2 === 0 ? a : b).app, { from: from.user_id, to: bot.bot_user_id, text: `u${i}` });
+        });
+        state.saying = false;
+        await polling;
+        assert.deepEqual(
+          ids,
+          Array.from({ length: total }, (_, i) => i + 1),
+          'every Update once, in id order',
+        );
       },
     );
   });
