@@ -62,7 +62,7 @@ export function createServices(deps: ServiceDeps) {
   const work = new UnitOfWork(db, clock, invalidations);
   const readsOfUsers = userReads(db);
   const oauth = new OAuthService(db, work, clock, box, new AccessTokens(deps.encryptionKey), config);
-  const delivery = new DeliveryService(db, clock, box, shared.bus, invalidations, config);
+  const delivery = new DeliveryService(db, work, clock, box, shared.bus, invalidations, config);
   metrics.trackLongPolls(() => delivery.polling);
   const users = new UsersService(readsOfUsers, invalidations, () => clock.now());
   const apps = new AppsService(db, box, work);
@@ -114,7 +114,7 @@ export function createServices(deps: ServiceDeps) {
     dispatcher: new WebhookDispatcher(db, work, clock, box, metrics, config, invalidations),
     oauth,
     payments: new PaymentsService(db, work, clock, oauth, config),
-    messaging: new MessagingService(db, clock, shared.limiter, config, readsOfUsers, invalidations),
+    messaging: new MessagingService(db, work, clock, shared.limiter, config, readsOfUsers, invalidations),
     playground: new PlaygroundService(db, events),
     console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),
   };

@@ -58,17 +58,15 @@ export interface WebhookSettings {
 
 export class DeliveryService {
   private readonly waiters = new Map<string, Waiter>();
-  private readonly work: UnitOfWork;
-
   constructor(
     private readonly db: Db,
+    private readonly work: UnitOfWork,
     private readonly clock: Clock,
     private readonly box: SecretBox,
     private readonly bus: Bus,
     private readonly invalidations: Invalidations,
     private readonly config: Pick<Config, 'webhookAllowInsecure' | 'updateRetentionS'>,
   ) {
-    this.work = new UnitOfWork(db, clock, invalidations);
     invalidations.listen((key) => {
       if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
       if (key.startsWith(WEBHOOK_KEY_PREFIX)) this.terminate(key.slice(WEBHOOK_KEY_PREFIX.length));

@@ -33,16 +33,6 @@ export async function editOutbox(
   await tx.updateTable('outbox_messages').set(change).where('message_id', '=', messageId).execute();
 }
 
-export const roleIn = async (tx: Kysely<DB>, groupId: string, userId: string) =>
-  (
-    await tx
-      .selectFrom('group_members')
-      .select('role')
-      .where('group_id', '=', groupId)
-      .where('user_id', '=', userId)
-      .executeTakeFirst()
-  )?.role;
-
 export const followerIds = async (tx: Kysely<DB>, userId: string): Promise<string[]> =>
   (await tx.selectFrom('follows').select('follower_id').where('followed_id', '=', userId).orderBy('seq').execute()).map(
     (r) => r.follower_id,

@@ -77,11 +77,11 @@ const showsImage = (c: Content, markup: Markup | null): boolean =>
 export class MessagingService {
   private readonly st: MessagingStatements;
   private readonly writer: OutboxWriter;
-  private readonly work: UnitOfWork;
   private readonly members: TtlCache<SenderInGroup>;
 
   constructor(
     private readonly db: Db,
+    private readonly work: UnitOfWork,
     private readonly clock: Clock,
     private readonly limiter: RateLimiter,
     private readonly config: Pick<Config, 'rateLimits' | 'limits'>,
@@ -90,7 +90,6 @@ export class MessagingService {
   ) {
     this.st = messagingStatements(db);
     this.writer = new OutboxWriter(db);
-    this.work = new UnitOfWork(db, clock, invalidations);
     this.members = new TtlCache(MEMBERSHIP_TTL_MS, 100_000, () => clock.now());
     // A membership entry holds the sender's level too: a level change drops the user's entries.
     invalidations.listen((key) => {
