@@ -2,17 +2,12 @@
 // server with stdout piped (as under a service manager or `> log`) keeps it out of stdout and says
 // on stderr, in one line, how to set one's own.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, it } from 'node:test';
+import { it } from 'node:test';
 import { ADMIN_TOKEN_HIDDEN, announceAdminToken } from '../src/modules/admin/announce.js';
 import { freePort, startServer, until } from './helpers/process.js';
+import { sqliteFolder } from './helpers/sqlite-folder.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'admin-token-test-'));
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+const store = sqliteFolder('admin-token-test-');
 
 const collector = (isTTY: boolean) => {
   let text = '';
@@ -34,8 +29,7 @@ it('on a terminal the generated token is shown on stdout, once, and nothing goes
 it('the real server with stdout piped: no token on stdout, one line on stderr', { timeout: 180_000 }, async () => {
   const port = await freePort();
   const server = startServer({
-    DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
-    KEY_FILE: join(dir, 'encryption.key'),
+    ...store.env,
     LOG_LEVEL: 'warn',
     HOST: '127.0.0.1',
     PORT: String(port),

@@ -5,24 +5,17 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../src/cli/run.js';
 import { freePort, startRedis, startServer, until, type Proc } from './helpers/process.js';
+import { sqliteFolder } from './helpers/sqlite-folder.js';
 
 /** Starting through tsx on a busy machine takes a while; every wait is bounded by this. */
 const BOUNDED = { timeout: 180_000 };
 
-const dir = mkdtempSync(join(tmpdir(), 'startup-test-'));
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 const base = {
-  DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
-  KEY_FILE: join(dir, 'encryption.key'),
+  ...sqliteFolder('startup-test-').env,
   ADMIN_TOKEN: 'startup-test-admin-token-0123',
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',

@@ -3,11 +3,9 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { buildApp } from '../app.js';
 import { boot } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
@@ -15,17 +13,13 @@ import { openDb } from '../db/connect.js';
 import { MAX_BATCH, SyntheticCommunity, type SyntheticPlan } from '../demo/synthetic.js';
 import { runCli } from './run.js';
 import { BOT_CREDS_FIELDS } from '../../test/helpers/factories.js';
+import { sqliteFolder } from '../../test/helpers/sqlite-folder.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
 const env = {
-  DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
-  KEY_FILE: join(dir, 'encryption.key'),
+  ...sqliteFolder('cli-test-').env,
   ADMIN_TOKEN: 'cli-test-admin-token-0123456789',
   RATE_LIMITS: 'off',
 };
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
 
 interface Run {
   code: number;

@@ -2,23 +2,18 @@
 // progress off a terminal, snake_case ledger figures, and a SQLite backup restored elsewhere.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { LINE_EVERY_MS } from './progress.js';
 import { runCli } from './run.js';
+import { sqliteFolder } from '../../test/helpers/sqlite-folder.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'cli-ops-test-'));
-const restored = mkdtempSync(join(tmpdir(), 'cli-restore-test-'));
-after(() => {
-  rmSync(dir, { recursive: true, force: true });
-  rmSync(restored, { recursive: true, force: true });
-});
+const { dir, env: store } = sqliteFolder('cli-ops-test-');
+const restored = sqliteFolder('cli-restore-test-');
 const env = {
-  DATABASE_URL: `sqlite:${join(dir, 'platform.db')}`,
-  KEY_FILE: join(dir, 'encryption.key'),
+  ...store,
   ADMIN_TOKEN: 'cli-ops-admin-token-0123456789',
   RATE_LIMITS: 'off',
 };
@@ -111,10 +106,9 @@ describe('cli for operators', () => {
     assert.deepEqual(again, { code: 1, stdout: '', stderr: `backup: ${copy} already exists; choose a new file\n` });
 
     // Restore: the copy becomes the database of a fresh directory.
-    const restoredDb = join(restored, 'platform.db');
-    copyFileSync(copy, restoredDb);
+    copyFileSync(copy, join(restored.dir, 'platform.db'));
     const check = await cli(['ledger-check'], {
-      env: { ...env, DATABASE_URL: `sqlite:${restoredDb}`, KEY_FILE: join(restored, 'encryption.key') },
+      env: { ...env, ...restored.env },
     });
     assert.equal(check.code, 0, check.stdout);
     assert.equal(check.stdout, original.stdout);
