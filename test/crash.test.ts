@@ -8,16 +8,16 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import pg from 'pg';
 import { boot } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
 import { checkLedger } from '../src/modules/points/repo.js';
-import { PG_URL, storesUnderTest, type StoreKind } from './helpers/stores.js';
+import { freshStore } from '../bench/lib/store.js';
+import { freePort } from './helpers/process.js';
+import { PG_URL, storesUnderTest } from './helpers/stores.js';
 
 const ADMIN = 'crash-test-admin-token-0123';
 const BOUNDED = { timeout: 90_000 };
@@ -26,37 +26,6 @@ const SENDS_BEFORE_KILL = 60;
 /** Payment orders of 1.00 each, issued before the load; more than the transfers before the kill. */
 const ORDERS = 150;
 const REDIRECT = 'https://shop.example/cb';
-
-const freePort = async (): Promise<number> => {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  return address.port;
-};
-
-/** A store of its own: a SQLite file in a temporary directory, or a PostgreSQL database. */
-async function freshStore(store: StoreKind) {
-  const dir = mkdtempSync(join(tmpdir(), 'op-crash-'));
-  if (store === 'sqlite') {
-    return { url: `sqlite:${join(dir, 'platform.db')}`, dir, drop: () => Promise.resolve() };
-  }
-  const name = `crash_${randomBytes(6).toString('hex')}`;
-  const admin = async (statement: string) => {
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    try {
-      await client.query(statement);
-    } finally {
-      await client.end();
-    }
-  };
-  await admin(`CREATE DATABASE ${name}`);
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), dir, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
 
 interface Server {
   base: string;
@@ -137,7 +106,10 @@ interface EventBatch {
 for (const store of await storesUnderTest()) {
   await describe(`crash safety: SIGKILL under load, restart on the same store [${store}]`, () => {
     it('nothing acknowledged is lost, nothing is stored twice', BOUNDED, async () => {
-      const { url, dir, drop } = await freshStore(store);
+      // The store (on the test's PostgreSQL server), and a folder for the key file.
+      const fresh = await freshStore(store, 'crash', PG_URL);
+      const url = fresh.url;
+      const dir = mkdtempSync(join(tmpdir(), 'op-crash-'));
       let server: Server | undefined;
       try {
         server = await startServer(url, dir);
@@ -397,7 +369,7 @@ for (const store of await storesUnderTest()) {
       } finally {
         if (server !== undefined && server.process.exitCode === null) await kill(server);
         rmSync(dir, { recursive: true, force: true });
-        await drop();
+        await fresh.remove();
       }
     });
   });

@@ -1,7 +1,7 @@
 // Group sends per second through HTTP: signed POST /openapi/messages/group/send (text) by a bot
 // that is a member of the group, against the bare Fastify route, same machine, same run.
 import { signedPost } from '../lib/signing.js';
-import { bareTarget, platformTarget } from '../lib/targets.js';
+import { againstBare, bareTarget, platformTarget } from '../lib/targets.js';
 import type { BenchCase, Check, TargetResult } from '../lib/types.js';
 
 const RATIO_MIN = 0.3;
@@ -23,13 +23,11 @@ export const groupSendCase: BenchCase = {
     }),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
-    const bare = r.bare?.median;
-    const send = r.send?.median;
-    if (bare === undefined || send === undefined) return [];
-    const ratio = send.rps / bare.rps;
-    const failed = send.non2xx + send.errors;
+    const m = againstBare(r, 'send');
+    if (m === undefined) return [];
+    const failed = m.ours.non2xx + m.ours.errors;
     return [
-      { name: 'sends/s ratio send/bare', value: ratio, limit: `>= ${RATIO_MIN}`, pass: ratio >= RATIO_MIN },
+      { name: 'sends/s ratio send/bare', value: m.ratio, limit: `>= ${RATIO_MIN}`, pass: m.ratio >= RATIO_MIN },
       { name: 'failed sends', value: failed, limit: '= 0', pass: failed === 0 },
     ];
   },

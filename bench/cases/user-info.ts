@@ -1,6 +1,6 @@
 // Signed GET /openapi/user/info on our app against a bare Fastify route, same machine, same run.
 import { signedGet } from '../lib/signing.js';
-import { bareTarget, platformTarget } from '../lib/targets.js';
+import { againstBare, bareTarget, platformTarget } from '../lib/targets.js';
 import type { BenchCase, Check, TargetResult } from '../lib/types.js';
 
 const RATIO_MIN = 0.6;
@@ -19,10 +19,9 @@ export const userInfoCase: BenchCase = {
     }),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
-    const bare = r.bare?.median;
-    const ours = r.ours?.median;
-    if (bare === undefined || ours === undefined) return [];
-    const ratio = ours.rps / bare.rps;
+    const m = againstBare(r, 'ours');
+    if (m === undefined) return [];
+    const { bare, ours, ratio } = m;
     return [
       { name: 'req/s ratio ours/bare', value: ratio, limit: `>= ${RATIO_MIN}`, pass: ratio >= RATIO_MIN },
       { name: 'ours p99 latency (ms)', value: ours.p99, limit: `<= ${P99_MAX_MS}`, pass: ours.p99 <= P99_MAX_MS },

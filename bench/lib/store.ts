@@ -16,8 +16,8 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_U
 
 export const storeKind = (v: unknown): StoreKind => (v === 'postgres' ? 'postgres' : 'sqlite');
 
-async function onServer(sqlText: string): Promise<void> {
-  const client = new pg.Client({ connectionString: PG_URL });
+async function onServer(serverUrl: string, sqlText: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
     await client.query(sqlText);
@@ -34,17 +34,18 @@ export interface FreshStore {
   remove(): Promise<void>;
 }
 
-export async function freshStore(kind: StoreKind, tag: string): Promise<FreshStore> {
+/** A new store of `kind`; a PostgreSQL one is a database created on `serverUrl` (default PG_URL). */
+export async function freshStore(kind: StoreKind, tag: string, serverUrl = PG_URL): Promise<FreshStore> {
   if (kind === 'postgres') {
     const name = `bench_${tag}_${randomBytes(6).toString('hex')}`;
-    await onServer(`CREATE DATABASE ${name}`);
-    const url = new URL(PG_URL);
+    await onServer(serverUrl, `CREATE DATABASE ${name}`);
+    const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     return {
       url: url.toString(),
       where: `PostgreSQL database ${name}`,
       // WITH (FORCE): a server process killed mid-run may leave connections behind.
-      remove: () => onServer(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+      remove: () => onServer(serverUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
     };
   }
   const dir = mkdtempSync(join(tmpdir(), `bench-${tag}-`));

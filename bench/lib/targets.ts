@@ -2,7 +2,7 @@
 import type autocannon from 'autocannon';
 import { BARE_PATH } from '../servers/bare.js';
 import type { PlatformInfo } from '../servers/platform.js';
-import type { Target } from './types.js';
+import type { Round, Target, TargetResult } from './types.js';
 
 /** GET on the bare Fastify route: the baseline. */
 export const bareTarget: Target = {
@@ -18,3 +18,13 @@ export const platformTarget = (label: string, requests: (info: PlatformInfo) => 
   params: { users: 2000 },
   requests: (raw) => requests(raw as PlatformInfo),
 });
+
+/** The medians of target `label` and of the bare route, and req/s of `label` over the bare route's; none where either is missing. */
+export function againstBare(
+  r: Record<string, TargetResult>,
+  label: string,
+): { bare: Round; ours: Round; ratio: number } | undefined {
+  const bare = r.bare?.median;
+  const ours = r[label]?.median;
+  return bare === undefined || ours === undefined ? undefined : { bare, ours, ratio: ours.rps / bare.rps };
+}
