@@ -110,6 +110,10 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
     return query.message as Record<string, unknown>;
   }
 
+  /** sendMessage as the Go and Python SDKs send it (a form), to user a: the sent Message. */
+  const formToA = async (fields: Record<string, string>) =>
+    message(await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, ...fields }));
+
   it('builds users, bots and a group', async () => {
     [owner, a] = (await createUsers(app(), 2)) as [TestUser, TestUser];
     [energizer] = (await createUsers(app(), 1, { level: 5 })) as [TestUser];
@@ -147,15 +151,7 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
       font_size: 14,
       font_color: '#333333',
     };
-    const sent = message(
-      await form(app(), 'sendMessage', bot.api_key, {
-        chat_id: a.user_id,
-        chat_type: 'private',
-        text: html,
-        parse_mode: 'HTML',
-        reply_markup: replyMarkup,
-      }),
-    );
+    const sent = await formToA({ chat_type: 'private', text: html, parse_mode: 'HTML', reply_markup: replyMarkup });
     assert.deepEqual(
       [sent.text, sent.text_raw, sent.kind, sent.reply_markup],
       ['Menu & pick docs\nok', converted, 'richtext', keyboard],
@@ -258,35 +254,17 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
   });
 
   it('Python SDK: a form with parse_mode=MarkdownV2; escapes come out as the plain character', async () => {
-    const sent = message(
-      await form(app(), 'sendMessage', bot.api_key, {
-        chat_id: a.user_id,
-        text: 'Price: *1\\.50* \\! \\(today\\) 1\\. not a list',
-        parse_mode: 'MarkdownV2',
-      }),
-    );
+    const sent = await formToA({ text: 'Price: *1\\.50* \\! \\(today\\) 1\\. not a list', parse_mode: 'MarkdownV2' });
     assert.deepEqual(
       [sent.text, sent.text_raw],
       ['Price: 1.50 ! (today) 1. not a list', `Price: ${bold('1.50')} ! (today) 1. not a list`],
     );
-    const lower = message(
-      await form(app(), 'sendMessage', bot.api_key, {
-        chat_id: a.user_id,
-        text: 'plain \\_x\\_',
-        parse_mode: 'markdownv2',
-      }),
-    );
+    const lower = await formToA({ text: 'plain \\_x\\_', parse_mode: 'markdownv2' });
     assert.deepEqual([lower.text, lower.text_raw, lower.kind], ['plain _x_', 'plain _x_', 'richtext']);
   });
 
   it('content is the text when text is absent: sendMessage, editMessageText, sendMessageToFans', async () => {
-    const sent = message(
-      await form(app(), 'sendMessage', bot.api_key, {
-        chat_id: a.user_id,
-        content: 'from content',
-        parse_mode: 'text',
-      }),
-    );
+    const sent = await formToA({ content: 'from content', parse_mode: 'text' });
     assert.deepEqual([sent.text, (await row(app(), sent.message_id))?.content], ['from content', 'from content']);
     const both = message(
       await form(app(), 'sendMessage', bot.api_key, { chat_id: a.user_id, text: 'text wins', content: '' }),
@@ -341,13 +319,7 @@ await describeStoresOnFakeClock('client libraries: bot methods (decisions.md sec
       await form(app(), 'sendMessage', strongBot.api_key, { chat_id: a.user_id, text: url, parse_mode: 'Image' }),
     );
     assert.deepEqual([image.text, image.text_raw, image.kind], [url, url, 'image']);
-    const video = message(
-      await form(app(), 'sendMessage', bot.api_key, {
-        chat_id: a.user_id,
-        text: ' https://media.example/v.mp4 ',
-        parse_mode: 'video',
-      }),
-    );
+    const video = await formToA({ text: ' https://media.example/v.mp4 ', parse_mode: 'video' });
     assert.deepEqual([video.text, video.kind], ['https://media.example/v.mp4', 'video']);
     const file = message(
       await json(app(), 'sendMessage', bot.api_key, {
