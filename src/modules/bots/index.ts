@@ -2,7 +2,8 @@
 // The module's public surface: other modules and the composition root import it only from here.
 export { botEvents } from './events.js';
 export { privateAllowed } from './privacy.js';
-export { countBotsOf, findBot, insertBot, mayInviteBot, permissionsOf } from './repo.js';
+export { botsPrivacy, countBotsOf, findBot, insertBot, mayInviteBot, permissionsOf } from './repo.js';
+export type { BotPrivacy } from './repo.js';
 export { permissionRoutes } from './routes.js';
 export { BotsService, PERMISSIONS } from './service.js';
 export type { ApplicationView } from './service.js';

@@ -5,49 +5,27 @@ import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
 import type { AssistantService, VettedUrls } from '../assistant/index.js';
 import { fanOutCallback, fanOutMessage } from '../delivery/index.js';
-import { defineEvent } from '../events/index.js';
+import { defineBatchedEvent, defineEvent } from '../events/index.js';
 import { findGroup } from '../groups/index.js';
 import { usersExist } from '../users/index.js';
+import { createMessagesTogether } from './batch.js';
+import { MessageCreated, peopleOf, userMessage } from './message.js';
 import * as repo from './repo.js';
-
-const common = {
-  message_id: Id,
-  from_user_id: Id,
-  kind: Type.String({ minLength: 1, maxLength: 64 }),
-  text: Type.Optional(Type.String({ maxLength: 20_000 })),
-  mention_user_ids: Type.Optional(Type.Array(Id, { maxItems: 1000 })),
-};
 
 /** The message events; a private message to the assistant is also a command to it. */
 export function chatEvents(assistant: AssistantService) {
-  const toAssistant = (d: { chat_type: string; to_user_id?: string }) =>
-    d.chat_type === 'private' && d.to_user_id === assistant.userId;
+  const toAssistant = (d: MessageCreated) => d.chat_type === 'private' && d.to_user_id === assistant.userId;
   return [
-    defineEvent(
+    defineBatchedEvent(
       'message.created',
-      Type.Union([
-        Type.Object({ ...common, chat_type: Type.Literal('group'), group_id: Id }, { additionalProperties: false }),
-        Type.Object({ ...common, chat_type: Type.Literal('private'), to_user_id: Id }, { additionalProperties: false }),
-      ]),
+      MessageCreated,
       async (ctx, d, urls: VettedUrls | undefined) => {
         const { tx, now } = ctx;
-        const mentions = d.mention_user_ids ?? [];
-        const people = [d.from_user_id, ...mentions, ...(d.chat_type === 'private' ? [d.to_user_id] : [])];
-        if (!(await usersExist(tx, people))) return 'unknown_user';
+        if (!(await usersExist(tx, peopleOf(d)))) return 'unknown_user';
         if (d.chat_type === 'group' && (await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
         if (await repo.chatMessageExists(tx, d.message_id)) return 'duplicate_message';
-        const message = {
-          message_id: d.message_id,
-          chat_type: d.chat_type,
-          from_user_id: d.from_user_id,
-          group_id: d.chat_type === 'group' ? d.group_id : null,
-          to_user_id: d.chat_type === 'private' ? d.to_user_id : null,
-          kind: d.kind,
-          text: d.text ?? '',
-          mention_user_ids: mentions,
-          created_at: now,
-        };
-        await repo.insertChatMessage(tx, { ...message, mention_user_ids: JSON.stringify(mentions) });
+        const message = userMessage(d, now);
+        await repo.insertChatMessage(tx, { ...message, mention_user_ids: JSON.stringify(message.mention_user_ids) });
         await fanOutMessage(ctx, message, () => repo.messageNumber(tx, d.message_id));
         if (toAssistant(d)) {
           await assistant.receive(
@@ -58,8 +36,14 @@ export function chatEvents(assistant: AssistantService) {
         }
         return undefined;
       },
-      // Only messages to the assistant need outside work: the webhook URLs they name are looked up.
-      (d): Promise<VettedUrls> => (toAssistant(d) ? assistant.prepare(d.text ?? '') : Promise.resolve(new Map())),
+      createMessagesTogether,
+      {
+        // Only messages to the assistant need outside work: the webhook URLs they name are looked up.
+        prepare: (d): Promise<VettedUrls> =>
+          toAssistant(d) ? assistant.prepare(d.text ?? '') : Promise.resolve(new Map()),
+        // A message to the assistant is a command it runs in the event's transaction: on its own.
+        alone: toAssistant,
+      },
     ),
     defineEvent(
       'button.clicked',

@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ChatMessagesTable, DB } from '../../db/types.js';
+import { type BatchContext, json, run, statement } from '../events/index.js';
+import type { UserMessage } from '../messaging/index.js';
 
 export const chatMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
   (await tx.selectFrom('chat_messages').select('message_id').where('message_id', '=', messageId).executeTakeFirst()) !==
@@ -18,3 +20,60 @@ export const messageNumber = async (tx: Kysely<DB>, messageId: string): Promise<
       .where('message_id', '=', messageId)
       .executeTakeFirstOrThrow()
   ).telegram_message_id;
+
+const ids = (values: Iterable<string>): string => json([...new Set(values)].map((v) => [v]));
+
+const existing = statement(
+  (rows) => `SELECT message_id FROM chat_messages WHERE message_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+);
+
+/** Which of `messageIds` are recorded (chatMessageExists for many at once). */
+export const existingMessages = async (ctx: BatchContext, messageIds: Iterable<string>): Promise<Set<string>> =>
+  new Set((await run<{ message_id: string }>(ctx, existing, [ids(messageIds)])).map((r) => r.message_id));
+
+const insertMany = statement(
+  (rows) => `INSERT INTO chat_messages
+    (message_id, chat_type, from_user_id, group_id, to_user_id, kind, text, mention_user_ids, created_at)
+    SELECT r.id, r.chat_type, r.from_id, r.group_id, r.to_id, r.kind, r.text, r.mentions, ?
+    FROM ${rows({ id: 'text', chat_type: 'text', from_id: 'text', group_id: 'text', to_id: 'text', kind: 'text', text: 'text', mentions: 'text' })} AS r
+    ORDER BY r.ord`,
+);
+
+/** insertChatMessage for many messages received at `ctx.now`, recorded (and numbered) in the order given. */
+export async function insertChatMessages(ctx: BatchContext, messages: readonly UserMessage[]): Promise<void> {
+  const rows = messages.map((m) => [
+    m.message_id,
+    m.chat_type,
+    m.from_user_id,
+    m.group_id,
+    m.to_user_id,
+    m.kind,
+    m.text,
+    JSON.stringify(m.mention_user_ids),
+  ]);
+  if (rows.length > 0) await run(ctx, insertMany, [ctx.now, json(rows)]);
+}
+
+const numbers = statement(
+  (rows) => `SELECT message_id, telegram_message_id FROM chat_messages
+    WHERE message_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+);
+
+/** messageNumber for many messages: each one's number, by id. */
+export const messageNumbers = async (ctx: BatchContext, messageIds: Iterable<string>): Promise<Map<string, number>> =>
+  new Map(
+    (await run<{ message_id: string; telegram_message_id: number }>(ctx, numbers, [ids(messageIds)])).map((r) => [
+      r.message_id,
+      r.telegram_message_id,
+    ]),
+  );
+
+const titles = statement(
+  (rows) => `SELECT group_id, name FROM groups WHERE group_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+);
+
+/** The groups among `groupIds` that exist (findGroup for many at once), with their titles. */
+export const groupTitles = async (ctx: BatchContext, groupIds: Iterable<string>): Promise<Map<string, string>> =>
+  new Map(
+    (await run<{ group_id: string; name: string }>(ctx, titles, [ids(groupIds)])).map((r) => [r.group_id, r.name]),
+  );

@@ -1,9 +1,9 @@
 // Turns users' messages and button presses into Updates for the bots that may receive them, in
 // the event's own transaction; the wake-up keys are announced after commit.
 import type { Kysely } from 'kysely';
-import type { DB } from '../../db/types.js';
-import { findBot, privateAllowed } from '../bots/index.js';
-import type { EventContext } from '../events/index.js';
+import type { DB, PrivateMessagePolicy } from '../../db/types.js';
+import { botsPrivacy, findBot, privateAllowed } from '../bots/index.js';
+import { addTo, type BatchContext, type EventContext } from '../events/index.js';
 import {
   botUser,
   type BotUser,
@@ -13,25 +13,39 @@ import {
   messageView,
   type MessageView,
   type UserMessage,
+  viewWith,
+  type ViewUser,
 } from '../messaging/index.js';
-import { isFollowing } from '../users/index.js';
+import { follows, isFollowing, pairKey, type Pair } from '../users/index.js';
 import * as repo from './repo.js';
 import { deliverable } from './rules.js';
 
 export const UPDATES_KEY_PREFIX = 'updates:';
 export const updatesKey = (botUserId: string): string => `${UPDATES_KEY_PREFIX}${botUserId}`;
 
-async function recipients(tx: Kysely<DB>, m: UserMessage): Promise<string[]> {
+/** What the delivery rules read: from the store one event at a time, from a run's reads in a batch. */
+interface Lookups {
+  bot: (userId: string) => Promise<{ bot_user_id: string; private_message_policy: PrivateMessagePolicy } | undefined>;
+  follows: (followerId: string, followedId: string) => Promise<boolean>;
+  /** The group's bots, by id, and whether each may listen to every group message. */
+  botsInGroup: (groupId: string) => Promise<readonly { bot_user_id: string; permission: string | null }[]>;
+}
+
+const storeLookups = (tx: Kysely<DB>): Lookups => ({
+  bot: (userId) => findBot(tx, userId),
+  follows: (a, b) => isFollowing(tx, a, b),
+  botsInGroup: (groupId) => repo.botsInGroup(tx, groupId),
+});
+
+async function recipients(look: Lookups, m: UserMessage): Promise<string[]> {
   const incoming = { chatType: m.chat_type, kind: m.kind, mentionUserIds: m.mention_user_ids };
   if (m.chat_type === 'private') {
-    const bot = m.to_user_id === null ? undefined : await findBot(tx, m.to_user_id);
+    const bot = m.to_user_id === null ? undefined : await look.bot(m.to_user_id);
     if (bot === undefined) return [];
-    const follows = (a: string, b: string) => isFollowing(tx, a, b);
-    return (await privateAllowed(bot.private_message_policy, bot.bot_user_id, m.from_user_id, follows))
-      ? [bot.bot_user_id]
-      : [];
+    const allowed = await privateAllowed(bot.private_message_policy, bot.bot_user_id, m.from_user_id, look.follows);
+    return allowed ? [bot.bot_user_id] : [];
   }
-  const bots = m.group_id === null ? [] : await repo.botsInGroup(tx, m.group_id);
+  const bots = m.group_id === null ? [] : await look.botsInGroup(m.group_id);
   return bots
     .filter((b) => b.bot_user_id !== m.from_user_id)
     .filter((b) => deliverable(incoming, b.bot_user_id, b.permission !== null))
@@ -60,18 +74,20 @@ const flatOf = (botUserId: string, m: MessageView, from: BotUser): FlatFields =>
   message_raw: m.text_raw,
 });
 
-async function store(
-  ctx: EventContext,
-  botUserId: string,
-  body:
-    { message: MessageView } | { callback_query: { from: BotUser; message: MessageView } & Record<string, unknown> },
-): Promise<void> {
-  const id = await repo.nextUpdateId(ctx.tx, botUserId);
+type UpdateBody =
+  { message: MessageView } | { callback_query: { from: BotUser; message: MessageView } & Record<string, unknown> };
+
+function payloadOf(id: number, botUserId: string, body: UpdateBody): string {
   const flat =
     'message' in body
       ? flatOf(botUserId, body.message, body.message.from)
       : flatOf(botUserId, body.callback_query.message, body.callback_query.from);
-  const payload = JSON.stringify({ update: { id, update_id: id, ...body }, flat });
+  return JSON.stringify({ update: { id, update_id: id, ...body }, flat });
+}
+
+async function store(ctx: EventContext, botUserId: string, body: UpdateBody): Promise<void> {
+  const id = await repo.nextUpdateId(ctx.tx, botUserId);
+  const payload = payloadOf(id, botUserId, body);
   await repo.insertUpdate(ctx.tx, { bot_user_id: botUserId, update_id: id, payload, created_at: ctx.now });
   ctx.touch(updatesKey(botUserId));
 }
@@ -81,10 +97,90 @@ async function store(
  * `number` reads the message's number, needed only when some bot receives it.
  */
 export async function fanOutMessage(ctx: EventContext, m: UserMessage, number: () => Promise<number>): Promise<void> {
-  const bots = await recipients(ctx.tx, m);
+  const bots = await recipients(storeLookups(ctx.tx), m);
   if (bots.length === 0) return;
   const message = await messageView(ctx.tx, messageOf({ user: m, number: await number() }));
   for (const bot of bots) await store(ctx, bot, { message });
+}
+
+/** A run's messages, just recorded, each with the number the store gave it. */
+export interface RecordedMessage {
+  message: UserMessage;
+  number: number;
+}
+
+/** What a run's messages name, read by the caller: the users (sender, mentions, addressee) and the groups' titles. */
+export interface Named {
+  users: ReadonlyMap<string, ViewUser>;
+  groupTitles: ReadonlyMap<string, string>;
+}
+
+/** The store's answers to the rules' questions about `messages`, read in one statement each. */
+async function runLookups(ctx: BatchContext, messages: readonly UserMessage[]): Promise<Lookups> {
+  const addressees = messages.flatMap((m) => (m.to_user_id === null ? [] : [m.to_user_id]));
+  const bots = new Map((await botsPrivacy(ctx, addressees)).map((b) => [b.bot_user_id, b]));
+  const pairs = messages.flatMap((m): Pair[] => {
+    const bot = m.to_user_id === null ? undefined : bots.get(m.to_user_id);
+    if (bot === undefined || bot.private_message_policy === 'everyone') return [];
+    return [
+      [bot.bot_user_id, m.from_user_id],
+      [m.from_user_id, bot.bot_user_id],
+    ];
+  });
+  const followed = pairs.length === 0 ? new Set<string>() : await follows.existing(ctx, pairs);
+  const groups = messages.flatMap((m) => (m.group_id === null ? [] : [m.group_id]));
+  const inGroup = new Map<string, repo.GroupBot[]>();
+  for (const b of groups.length === 0 ? [] : await repo.botsInGroups(ctx, groups)) {
+    inGroup.set(b.group_id, [...(inGroup.get(b.group_id) ?? []), b]);
+  }
+  return {
+    bot: (userId) => Promise.resolve(bots.get(userId)),
+    follows: (a, b) => Promise.resolve(followed.has(pairKey(a, b))),
+    botsInGroup: (groupId) => Promise.resolve(inGroup.get(groupId) ?? []),
+  };
+}
+
+/**
+ * fanOutMessage for a run's messages, with exactly its Updates, ids, payloads and touched keys: the
+ * rules' reads done once, each bot's ids taken in one statement (its row lock held until commit)
+ * and given out in the messages' order, the Updates inserted in one statement in that order.
+ */
+export async function fanOutMessages(
+  ctx: BatchContext,
+  recorded: readonly RecordedMessage[],
+  named: Named,
+): Promise<void> {
+  const look = await runLookups(
+    ctx,
+    recorded.map((r) => r.message),
+  );
+  const deliveries: { bot: string; message: MessageView }[] = [];
+  for (const { message: m, number } of recorded) {
+    const bots = await recipients(look, m);
+    if (bots.length === 0) continue;
+    const title = m.group_id === null ? undefined : named.groupTitles.get(m.group_id);
+    const message = viewWith(messageOf({ user: m, number }), named.users, title);
+    for (const bot of bots) deliveries.push({ bot, message });
+  }
+  if (deliveries.length === 0) return;
+  const counts = new Map<string, number>();
+  for (const { bot } of deliveries) addTo(counts, bot, 1);
+  const last = await repo.takeUpdateIds(ctx, counts);
+  /** Each bot's last id given out so far: the one before its first new id. */
+  const given = new Map(
+    [...counts].map(([bot, n]) => {
+      const top = last.get(bot);
+      if (top === undefined) throw new Error(`bot ${bot} has no row to take Update ids from`);
+      return [bot, top - n];
+    }),
+  );
+  const updates = deliveries.map(({ bot, message }) => {
+    const id = (given.get(bot) ?? 0) + 1;
+    given.set(bot, id);
+    return [bot, id, payloadOf(id, bot, { message })] as const;
+  });
+  await repo.insertUpdates(ctx, updates);
+  for (const bot of counts.keys()) ctx.touch(updatesKey(bot));
 }
 
 /** A press on an inline button of a bot's message: a callback_query Update for that bot. */

@@ -1,7 +1,8 @@
 // delivery owns the delivery queue (updates, webhook_deliveries, callback_queries; their only writer): fan-out, getUpdates, webhooks, their dispatcher and redelivery.
 // The module's public surface: other modules and the composition root import it only from here.
 export { WebhookDispatcher } from './dispatcher.js';
-export { fanOutCallback, fanOutMessage } from './fanout.js';
+export { fanOutCallback, fanOutMessage, fanOutMessages } from './fanout.js';
+export type { Named, RecordedMessage } from './fanout.js';
 export { DeliveryService } from './service.js';
 export type { UpdateObject } from './stored.js';
 export type { VettedWebhookUrl } from './webhook-http.js';

@@ -1,5 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { CallbackQueriesTable, DB, PayloadFormat } from '../../db/types.js';
+import { type BatchContext, json, run, statement } from '../events/index.js';
 
 /** Bots in a group, and whether each may listen to every group message. */
 export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
@@ -13,7 +14,27 @@ export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
     )
     .select(['bots.bot_user_id', 'bot_permissions.permission'])
     .where('group_members.group_id', '=', groupId)
+    .orderBy('bots.bot_user_id')
     .execute();
+
+export interface GroupBot {
+  group_id: string;
+  bot_user_id: string;
+  permission: string | null;
+}
+
+const botsOfGroups = statement(
+  (rows) => `SELECT group_members.group_id, bots.bot_user_id, bot_permissions.permission
+    FROM group_members JOIN bots ON bots.bot_user_id = group_members.user_id
+    LEFT JOIN bot_permissions ON bot_permissions.bot_user_id = bots.bot_user_id
+      AND bot_permissions.permission = 'listen_group_messages'
+    WHERE group_members.group_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)
+    ORDER BY group_members.group_id, bots.bot_user_id`,
+);
+
+/** botsInGroup for many groups at once, in the same order within each group. */
+export const botsInGroups = (ctx: BatchContext, groupIds: Iterable<string>): Promise<GroupBot[]> =>
+  run<GroupBot>(ctx, botsOfGroups, [json([...new Set(groupIds)].map((id) => [id]))]);
 
 /** Takes the bot's next Update id (ids rise by one per bot). */
 export async function nextUpdateId(tx: Kysely<DB>, botUserId: string): Promise<number> {
@@ -24,6 +45,38 @@ export async function nextUpdateId(tx: Kysely<DB>, botUserId: string): Promise<n
     .returning('last_update_id')
     .executeTakeFirstOrThrow();
   return row.last_update_id;
+}
+
+const advance = statement(
+  (rows) => `UPDATE bots SET last_update_id = bots.last_update_id + r.n
+    FROM ${rows({ id: 'text', n: 'int' })} AS r WHERE bots.bot_user_id = r.id
+    RETURNING bots.bot_user_id, bots.last_update_id`,
+);
+
+/**
+ * nextUpdateId taken `n` times for each bot in one statement (its row locks held until commit, as
+ * nextUpdateId's are): the last id each bot now has; its new ids are the `n` up to it.
+ */
+export async function takeUpdateIds(
+  ctx: BatchContext,
+  counts: ReadonlyMap<string, number>,
+): Promise<Map<string, number>> {
+  const rows = await run<{ bot_user_id: string; last_update_id: number }>(ctx, advance, [json([...counts])]);
+  return new Map(rows.map((r) => [r.bot_user_id, r.last_update_id]));
+}
+
+const insertMany = statement(
+  (rows) => `INSERT INTO updates (bot_user_id, update_id, payload, created_at, attempts, next_attempt_at, last_error)
+    SELECT r.bot, r.id, r.payload, ?, 0, ?, NULL
+    FROM ${rows({ bot: 'text', id: 'int', payload: 'text' })} AS r ORDER BY r.ord`,
+);
+
+/** insertUpdate for many Updates made at `ctx.now`, inserted in the order given. */
+export async function insertUpdates(
+  ctx: BatchContext,
+  updates: readonly (readonly [botUserId: string, updateId: number, payload: string])[],
+): Promise<void> {
+  if (updates.length > 0) await run(ctx, insertMany, [ctx.now, ctx.now, json(updates)]);
 }
 
 export async function insertUpdate(

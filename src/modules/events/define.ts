@@ -35,6 +35,8 @@ export interface EventHandler {
    * Absent: the pipeline applies each event on its own.
    */
   readonly batch?: (ctx: BatchContext, data: readonly unknown[]) => Promise<Outcome[]>;
+  /** True for an event of a batched type that still applies on its own (through `prepare`), ending the run before it. */
+  readonly alone?: (data: unknown) => boolean;
 }
 
 /**
@@ -62,17 +64,25 @@ export function defineEvent<S extends TSchema, P = undefined>(
   };
 }
 
-/** An event without outside work whose runs also apply together through `batch` (see EventHandler.batch). */
-export function defineBatchedEvent<S extends TSchema>(
+/**
+ * An event whose runs also apply together through `batch` (see EventHandler.batch), except those
+ * `alone` picks: they apply on their own, with what `prepare` found for them outside the transaction.
+ */
+export function defineBatchedEvent<S extends TSchema, P = undefined>(
   type: string,
   schema: S,
-  apply: (ctx: EventContext, data: Static<S>) => Promise<Outcome>,
+  apply: (ctx: EventContext, data: Static<S>, prepared: P | undefined) => Promise<Outcome>,
   batch: (ctx: BatchContext, data: readonly Static<S>[]) => Promise<Outcome[]>,
+  single?: { prepare: (data: Static<S>) => Promise<P>; alone: (data: Static<S>) => boolean },
 ): EventHandler {
   const validator = Compile(schema);
   const checked = (data: unknown): Static<S> => {
     if (!validator.Check(data)) throw new Error(`event ${type} applied without validation`);
     return data;
   };
-  return { ...defineEvent(type, schema, apply), batch: (ctx, data) => batch(ctx, data.map(checked)) };
+  return {
+    ...defineEvent(type, schema, apply, single?.prepare),
+    batch: (ctx, data) => batch(ctx, data.map(checked)),
+    ...(single === undefined ? {} : { alone: (data: unknown) => single.alone(checked(data)) }),
+  };
 }

@@ -59,12 +59,13 @@ export async function applySetBased(ctx: BatchContext, steps: readonly Step[]): 
       continue;
     }
     const { handler } = step;
-    if (run !== undefined && run.handler !== handler) await flush();
-    if (handler.batch === undefined) {
+    const batch = handler.alone?.(step.event.data) === true ? undefined : handler.batch;
+    if (run !== undefined && (run.handler !== handler || batch === undefined)) await flush();
+    if (batch === undefined) {
       settle(index, fresh, await step.apply({ ...ctx, eventId: id }));
       continue;
     }
-    run ??= { handler, batch: handler.batch, at: [], fresh: [], ids: new Set() };
+    run ??= { handler, batch, at: [], fresh: [], ids: new Set() };
     run.at.push(index);
     run.fresh.push(fresh);
     run.ids.add(id);

@@ -12,5 +12,5 @@ export { botContent } from './richtext/parse-mode.js';
 export { messagingRoutes } from './routes.js';
 export { MessagingService } from './service.js';
 export type { ChatRef, Content } from './service.js';
-export { botUser, messageView } from './view.js';
-export type { BotUser, MessageView } from './view.js';
+export { botUser, messageView, viewWith } from './view.js';
+export type { BotUser, MessageView, ViewUser } from './view.js';

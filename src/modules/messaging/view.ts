@@ -31,7 +31,10 @@ export interface MessageView {
 
 type UserRow = Awaited<ReturnType<typeof chatUsers>>[number];
 
-export const botUser = (u: Pick<UserRow, 'user_id' | 'name' | 'wallet_address' | 'avatar' | 'is_bot'>): BotUser => ({
+/** A user as a Message names them. */
+export type ViewUser = Pick<UserRow, 'user_id' | 'name' | 'wallet_address' | 'avatar' | 'is_bot'>;
+
+export const botUser = (u: ViewUser): BotUser => ({
   user_id: u.user_id,
   name: u.name,
   address: u.wallet_address,
@@ -51,13 +54,19 @@ export function plainText(content: string, rich: boolean): string {
 }
 
 export async function messageView(tx: Kysely<DB>, m: Message): Promise<MessageView> {
-  const other = m.chat.type === 'private' ? m.chat.id : '';
+  const other = m.chat.type === 'private' && m.chat.id !== '' ? [m.chat.id] : [];
   const users = new Map(
-    (await chatUsers(tx, [m.fromUserId, ...m.mentionUserIds, ...(other === '' ? [] : [other])])).map((u) => [
-      u.user_id,
-      u,
-    ]),
+    (await chatUsers(tx, [m.fromUserId, ...m.mentionUserIds, ...other])).map((u) => [u.user_id, u]),
   );
+  return viewWith(m, users, m.chat.type === 'group' ? await groupTitle(tx, m.chat.id) : undefined);
+}
+
+/**
+ * messageView with what it reads given: the users it names (sender, mentions, the other user of a
+ * private chat) and the group's title (undefined: no such group, or a private chat).
+ */
+export function viewWith(m: Message, users: ReadonlyMap<string, ViewUser>, title: string | undefined): MessageView {
+  const other = m.chat.type === 'private' ? m.chat.id : '';
   const user = (id: string) => {
     const u = users.get(id);
     return u === undefined ? unknownUser(id) : botUser(u);
@@ -65,7 +74,7 @@ export async function messageView(tx: Kysely<DB>, m: Message): Promise<MessageVi
   const chat =
     m.chat.type === 'private'
       ? { id: other, type: 'private' as const, title: users.get(other)?.name ?? '' }
-      : { id: m.chat.id, type: 'group' as const, title: (await groupTitle(tx, m.chat.id)) ?? '' };
+      : { id: m.chat.id, type: 'group' as const, title: title ?? '' };
   return {
     message_id: m.messageId,
     // Every Message this presents was built from a row, which has its number.

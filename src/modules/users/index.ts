@@ -1,7 +1,7 @@
 // users owns users, wallets, statistics and follows (users, wallets, user_stats, follows): profiles, reads and events.
 // The module's public surface: other modules and the composition root import it only from here.
 export { exactlyOne } from './alternative.js';
-export { bumpUsersStats, knownUsers, pairKey, pairTable, socialDeltas } from './batch-repo.js';
+export { bumpUsersStats, findUsers, follows, knownUsers, pairKey, pairTable, socialDeltas } from './batch-repo.js';
 export type { Pair } from './batch-repo.js';
 export { userEvents } from './events.js';
 export { userReads } from './reads.js';
