@@ -47,6 +47,8 @@ const REQUEST_ID = /^[\w.:-]{1,64}$/;
 // Request ids: unique per process start, cheaper than a UUID per request.
 const ID_PREFIX = randomBytes(4).toString('hex');
 let requests = 0;
+/** Levels at which each request gets its log line (and so its child logger). */
+const REQUEST_LOG_LEVELS = new Set(['info', 'debug', 'trace']);
 
 export interface BuildOptions {
   /** pino options, or false for no logs (tests). */
@@ -66,8 +68,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `${ID_PREFIX}-${(++requests).toString(36)}`;
     },
     // Below info no request line is written, so requests share the root logger (errors carry reqId).
-    childLoggerFactory: (logger, bindings) =>
-      ['info', 'debug', 'trace'].includes(logger.level) ? logger.child(bindings) : logger,
+    childLoggerFactory: (logger, bindings) => (REQUEST_LOG_LEVELS.has(logger.level) ? logger.child(bindings) : logger),
     ajv: { customOptions: { removeAdditional: false } },
     // Malformed percent-escapes in the path and the like: the surface's envelope, not Fastify's body.
     clientErrorHandler,
@@ -81,7 +82,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   app.setNotFoundHandler(notFoundHandler);
   app.decorateRequest('credential', null);
 
-  const logRequests = ['info', 'debug', 'trace'].includes(app.log.level);
+  const logRequests = REQUEST_LOG_LEVELS.has(app.log.level);
   // One hook for both: metrics for every answered request, and (at info) one log line with its id
   // and the URL with secret query values masked.
   app.addHook('onResponse', (request, reply, done) => {
@@ -113,12 +114,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   });
 
   app.addHook('preValidation', (request, _reply, done) => {
-    const input = [request.query, request.params, request.body];
-    if (input.some((part) => tooDeep(part))) {
+    const { query, params, body } = request;
+    if (tooDeep(query) || tooDeep(params) || tooDeep(body)) {
       done(new AppError(paramErrorFor(request.url), `input nests deeper than ${MAX_DEPTH} levels`));
       return;
     }
-    const refused = request.routeOptions.config.checksNul !== true && input.some(hasNul);
+    const refused = request.routeOptions.config.checksNul !== true && (hasNul(query) || hasNul(params) || hasNul(body));
     done(refused ? new AppError(paramErrorFor(request.url), 'text must not contain U+0000') : undefined);
   });
 

@@ -1,5 +1,5 @@
 // The /openapi/ success envelope: {code, data, message, success}.
-import type { onRequestAsyncHookHandler } from 'fastify';
+import type { onRequestHookHandler } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 
 export const Envelope = <D extends TSchema>(data: D) =>
@@ -38,10 +38,7 @@ export interface ReadRoute<Q extends TSchema, D extends TSchema> {
 }
 
 /** Options of an authenticated GET /openapi/ read: query and success schemas, docs, auth hook. */
-export const readRoute = <Q extends TSchema, D extends TSchema>(
-  auth: onRequestAsyncHookHandler,
-  r: ReadRoute<Q, D>,
-) => ({
+export const readRoute = <Q extends TSchema, D extends TSchema>(auth: onRequestHookHandler, r: ReadRoute<Q, D>) => ({
   onRequest: auth,
   schema: {
     tags: r.tags,

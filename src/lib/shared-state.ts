@@ -7,8 +7,11 @@ import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-li
 import { RedisLink } from './redis-link.js';
 
 export interface NonceStore {
-  /** Records the key (a hex digest) until `expiresAt` (unix ms); false when it was already recorded. */
-  claim(key: string, expiresAt: number, now: number): Promise<boolean>;
+  /**
+   * Records the key (a digest, at least 7 bytes) until `expiresAt` (unix ms); false when it was
+   * already recorded. A store that can answer at once (memory) answers without a promise.
+   */
+  claim(key: Buffer, expiresAt: number, now: number): boolean | Promise<boolean>;
 }
 
 /**
@@ -50,14 +53,14 @@ class NumberSet {
 /**
  * Keys grouped by the 10-second slot in which they expire: a key's expiry follows from its own
  * timestamp, so a claim looks in one slot only, and expired slots are dropped whole. Keys are
- * hex digests; 52 bits of each are kept (a false "already used" is about as likely as guessing
+ * digests; their first 52 bits are kept (a false "already used" is about as likely as guessing
  * a 52-bit number).
  */
 export class MemoryNonceStore implements NonceStore {
   private static readonly SLOT_MS = 10_000;
   private readonly slots = new Map<number, NumberSet>();
 
-  claim(key: string, expiresAt: number, now: number): Promise<boolean> {
+  claim(key: Buffer, expiresAt: number, now: number): boolean {
     const slot = Math.floor(expiresAt / MemoryNonceStore.SLOT_MS);
     let keys = this.slots.get(slot);
     if (keys === undefined) {
@@ -65,8 +68,8 @@ export class MemoryNonceStore implements NonceStore {
       keys = new NumberSet();
       this.slots.set(slot, keys);
     }
-    const n = Number.parseInt(key.slice(0, 13), 16);
-    return Promise.resolve(keys.add(Number.isNaN(n) || n === 0 ? 1 : n));
+    const n = key.readUIntBE(0, 6) * 16 + (key.readUInt8(6) >> 4);
+    return keys.add(n === 0 ? 1 : n);
   }
 
   private dropExpired(now: number): void {
@@ -76,9 +79,9 @@ export class MemoryNonceStore implements NonceStore {
 
 export class RedisNonceStore implements NonceStore {
   constructor(private readonly redis: Redis) {}
-  async claim(key: string, expiresAt: number, now: number): Promise<boolean> {
+  async claim(key: Buffer, expiresAt: number, now: number): Promise<boolean> {
     const ttl = Math.max(1, expiresAt - now);
-    return (await this.redis.set(`nonce:${key}`, '1', 'PX', ttl, 'NX')) === 'OK';
+    return (await this.redis.set(`nonce:${key.toString('hex')}`, '1', 'PX', ttl, 'NX')) === 'OK';
   }
 }
 
@@ -183,7 +186,7 @@ export function openSharedState(redisUrl: string | undefined): SharedState {
   const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
   const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
   return {
-    nonces: { claim: (key, expiresAt, now) => nonces((store) => store.claim(key, expiresAt, now)) },
+    nonces: { claim: (key, expiresAt, now) => nonces((store) => Promise.resolve(store.claim(key, expiresAt, now))) },
     limiter: { take: (key, bucket, now) => limiter((store) => store.take(key, bucket, now)) },
     bus,
     redis: link,

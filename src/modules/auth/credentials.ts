@@ -49,6 +49,11 @@ export class CredentialStore {
     });
   }
 
+  /** The credential of a key looked up recently, without a promise; undefined: ask byApiKey. */
+  cached(apiKey: string): Credential | undefined {
+    return this.valid.get(apiKey);
+  }
+
   async byApiKey(apiKey: string): Promise<Credential | undefined> {
     const hit = this.valid.get(apiKey);
     if (hit !== undefined) return hit;

@@ -1,5 +1,7 @@
 // The /openapi/ gate: X-API-KEY (key-only), plus the signature headers when present or required.
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+// A callback hook rather than an async one: a cached key with an in-memory nonce store passes
+// without a single promise; only a store look-up, Redis or the rate limiter makes it wait.
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { policyOf, rateLimitedError, type RateLimiter } from '../../lib/rate-limit.js';
@@ -36,36 +38,76 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   return Array.isArray(v) ? v[0] : v;
 };
 
-export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestAsyncHookHandler {
+const asError = (thrown: unknown): Error => (thrown instanceof Error ? thrown : new Error(String(thrown)));
+
+export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHookHandler {
   const mustSign = endpoint.signed && deps.requireSigned;
   const perSecond = endpoint.read === true ? deps.readsPerSecond : undefined;
-  return async (request) => {
-    const apiKey = header(request, 'x-api-key');
-    const credential = apiKey === undefined || apiKey === '' ? undefined : await deps.credentials.byApiKey(apiKey);
+  const bucket = perSecond === undefined ? undefined : { perSecond, burst: perSecond };
+
+  /** Counts the call against the key's read limit (when the endpoint has one), then admits it. */
+  const admit = (request: FastifyRequest, credential: Credential): Promise<void> | undefined => {
+    if (bucket === undefined) {
+      request.credential = credential;
+      return undefined;
+    }
+    const key = `read:${credential.appId}`;
+    return deps.limiter.take(key, bucket, deps.clock.now()).then((take) => {
+      if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
+      request.credential = credential;
+    });
+  };
+
+  /** Checks the signature (when sent or required) of a request whose key is known. */
+  const check = (request: FastifyRequest, credential: Credential | undefined): Promise<void> | undefined => {
     if (credential === undefined) throw new AppError(Errors.apiKeyUnavailable);
     const signature = header(request, 'signature');
-    if (signature !== undefined) {
-      await verifySignature(
-        {
-          appId: header(request, 'app_id'),
-          nonce: header(request, 'nonce'),
-          timestamp: header(request, 'timestamp'),
-          signature,
-        },
-        credential,
-        deps.nonces,
-        deps.clock.now(),
-      );
-    } else if (mustSign) {
-      throw new AppError(Errors.signatureRequired);
+    if (signature === undefined) {
+      if (mustSign) throw new AppError(Errors.signatureRequired);
+      return admit(request, credential);
     }
-    if (perSecond !== undefined) {
-      const key = `read:${credential.appId}`;
-      const bucket = { perSecond, burst: perSecond };
-      const take = await deps.limiter.take(key, bucket, deps.clock.now());
-      if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
+    const claimed = verifySignature(
+      {
+        appId: header(request, 'app_id'),
+        nonce: header(request, 'nonce'),
+        timestamp: header(request, 'timestamp'),
+        signature,
+      },
+      credential,
+      deps.nonces,
+      deps.clock.now(),
+    );
+    return claimed === undefined ? admit(request, credential) : claimed.then(() => admit(request, credential));
+  };
+
+  const authenticate = (request: FastifyRequest): Promise<void> | undefined => {
+    const apiKey = header(request, 'x-api-key');
+    if (apiKey === undefined || apiKey === '') throw new AppError(Errors.apiKeyUnavailable);
+    const cached = deps.credentials.cached(apiKey);
+    if (cached !== undefined) return check(request, cached);
+    return deps.credentials.byApiKey(apiKey).then((credential) => check(request, credential));
+  };
+
+  return (request, _reply, done) => {
+    let waiting: Promise<void> | undefined;
+    try {
+      waiting = authenticate(request);
+    } catch (error) {
+      done(asError(error));
+      return;
     }
-    request.credential = credential;
+    if (waiting === undefined) {
+      done();
+      return;
+    }
+    waiting.then(
+      () => {
+        done();
+      },
+      (error: unknown) => {
+        done(asError(error));
+      },
+    );
   };
 }
 
