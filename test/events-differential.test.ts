@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import type { Db } from '../src/db/connect.js';
+import type { PrivateMessagePolicy } from '../src/db/types.js';
 import type { ApplyMode } from '../src/modules/events/service.js';
 import { FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import { storesUnderTest } from './helpers/stores.js';
@@ -17,11 +18,81 @@ interface Ev {
   data: Record<string, unknown>;
 }
 
+/**
+ * Bots both stores hold before the first batch (the same ids on both), one of each kind the delivery
+ * rules tell apart: private-message setting, and whether it listens to every group message.
+ */
+const BOTS: readonly { id: string; policy: PrivateMessagePolicy; listens: boolean }[] = [
+  { id: 'bot0', policy: 'everyone', listens: true },
+  { id: 'bot1', policy: 'everyone', listens: false },
+  { id: 'bot2', policy: 'following', listens: false },
+  { id: 'bot3', policy: 'friends', listens: true },
+];
+
+async function seedBots(db: Db, now: number): Promise<void> {
+  for (const [i, b] of BOTS.entries()) {
+    await db.k
+      .insertInto('users')
+      .values({
+        user_id: b.id,
+        name: `Bot ${i}`,
+        wallet_address: `0xb${i}`,
+        avatar: '',
+        level: 0,
+        level_icon: '',
+        is_bot: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    await db.k
+      .insertInto('bots')
+      .values({
+        bot_user_id: b.id,
+        app_id: `app-${b.id}`,
+        owner_user_id: 'owner',
+        description: '',
+        evm_address: `0xb${i}`,
+        private_message_policy: b.policy,
+        group_invite_policy: 'everyone',
+        webhook_url: null,
+        webhook_key_enc: null,
+        payload_format: 'update',
+        last_update_id: 0,
+        last_error_at: null,
+        last_error_message: null,
+        created_at: now,
+        allowed_updates: null,
+      })
+      .execute();
+    if (b.listens) {
+      await db.k
+        .insertInto('bot_permissions')
+        .values({ bot_user_id: b.id, permission: 'listen_group_messages', granted_at: now })
+        .execute();
+    }
+  }
+}
+
 /** Every event type the generator knows, over a small world of ids so that events collide. */
 function batchesOf(run: string) {
   const pick = (prefix: string, n: number) =>
     fc.constantFrom(...Array.from({ length: n }, (_, i) => `${run}${prefix}${i}`));
   const user = pick('u', 3);
+  const bot = fc.constantFrom(...BOTS.map((b) => b.id));
+  /** Anyone a message or a follow may name: users, bots, and now and then nobody known. */
+  const someone = fc.oneof(
+    { arbitrary: user, weight: 8 },
+    { arbitrary: bot, weight: 6 },
+    { arbitrary: fc.constant(`${run}nobody`), weight: 1 },
+  );
+  const messageCommon = {
+    message_id: pick('msg', 16),
+    from_user_id: fc.oneof({ arbitrary: user, weight: 5 }, { arbitrary: someone, weight: 1 }),
+    kind: fc.constantFrom('text', 'command', 'image'),
+    text: fc.option(fc.constantFrom('hi', 'yo'), { nil: undefined }),
+    mention_user_ids: fc.option(fc.array(someone, { maxLength: 2 }), { nil: undefined }),
+  };
   const moment = pick('m', 2);
   const group = pick('g', 2);
   const opt = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
@@ -44,8 +115,8 @@ function batchesOf(run: string) {
       },
       { requiredKeys: ['user_id', 'name', 'wallet_address'] },
     ),
-    'follow.created': fc.record({ follower_id: user, followed_id: user }),
-    'follow.deleted': fc.record({ follower_id: user, followed_id: user }),
+    'follow.created': fc.record({ follower_id: someone, followed_id: someone }),
+    'follow.deleted': fc.record({ follower_id: someone, followed_id: someone }),
     'moment.created': fc.record({ moment_id: moment, author_id: user }),
     'moment.liked': fc.record({ moment_id: moment, user_id: user }),
     'moment.unliked': fc.record({ moment_id: moment, user_id: user }),
@@ -62,7 +133,7 @@ function batchesOf(run: string) {
     'group.member.joined': fc.record(
       {
         group_id: group,
-        user_id: user,
+        user_id: fc.oneof(user, bot),
         role: opt(fc.constantFrom('member', 'moderator', 'admin')),
         invited_by: opt(user),
       },
@@ -70,14 +141,20 @@ function batchesOf(run: string) {
     ),
     'group.member.left': fc.record({ group_id: group, user_id: user }),
     'vote.cast': fc.record({ vote_id: pick('v', 2), group_id: group, user_id: user }),
-    'message.created': fc.record({
-      message_id: pick('msg', 4),
-      chat_type: fc.constant('group'),
-      from_user_id: user,
-      group_id: group,
-      kind: fc.constant('text'),
-      text: fc.constantFrom('hi', 'yo'),
-    }),
+    'message.created': fc.oneof(
+      fc.record(
+        {
+          ...messageCommon,
+          chat_type: fc.constant('group'),
+          group_id: fc.oneof({ arbitrary: group, weight: 6 }, { arbitrary: fc.constant(`${run}nogroup`), weight: 1 }),
+        },
+        { requiredKeys: ['message_id', 'from_user_id', 'kind', 'chat_type', 'group_id'] },
+      ),
+      fc.record(
+        { ...messageCommon, chat_type: fc.constant('private'), to_user_id: fc.oneof(bot, someone) },
+        { requiredKeys: ['message_id', 'from_user_id', 'kind', 'chat_type', 'to_user_id'] },
+      ),
+    ),
   };
   // The measured mix's types weigh more, so that their runs are long and interleave with the rest.
   const weights: Record<string, number> = {
@@ -85,6 +162,7 @@ function batchesOf(run: string) {
     'moment.liked': 4,
     'follow.created': 2,
     'moment.created': 2,
+    'message.created': 6,
   };
   const event: fc.Arbitrary<Ev> = fc
     .oneof(
@@ -104,7 +182,28 @@ function batchesOf(run: string) {
     })),
     { id: `${run}p-m`, type: 'moment.created', data: { moment_id: `${run}m0`, author_id: `${run}u0` } },
     { id: `${run}p-g`, type: 'group.upserted', data: { group_id: `${run}g0`, name: 'W', invite_url: `${run}w` } },
+    { id: `${run}p-g1`, type: 'group.upserted', data: { group_id: `${run}g1`, name: 'V', invite_url: `${run}v` } },
     { id: `${run}p-j`, type: 'group.member.joined', data: { group_id: `${run}g0`, user_id: `${run}u1` } },
+    ...[
+      ['g0', 'bot0'],
+      ['g0', 'bot1'],
+      ['g0', 'bot3'],
+      ['g1', 'bot1'],
+      ['g1', 'bot2'],
+    ].map(([g, b]) => ({
+      id: `${run}p-j${g}${b}`,
+      type: 'group.member.joined',
+      data: { group_id: `${run}${g}`, user_id: b },
+    })),
+    ...[
+      ['bot2', `${run}u0`],
+      ['bot3', `${run}u1`],
+      [`${run}u1`, 'bot3'],
+    ].map(([follower, followed], i) => ({
+      id: `${run}p-f${i}`,
+      type: 'follow.created',
+      data: { follower_id: follower, followed_id: followed },
+    })),
     {
       id: `${run}p-w`,
       type: 'message.created',
@@ -188,7 +287,10 @@ for (const store of await storesUnderTest()) {
     before(async () => {
       fast = await startTestApp(store, { clock });
       reference = await startTestApp(store, { clock });
-      for (const t of [fast, reference]) baseline.set(t, await dump(t.services.db));
+      for (const t of [fast, reference]) {
+        await seedBots(t.services.db, clock.ms);
+        baseline.set(t, await dump(t.services.db));
+      }
     });
     /** The rows the batches left: each table without the rows it had before them. */
     const changes = async (t: TestApp): Promise<Record<string, string[]>> => {
@@ -247,6 +349,7 @@ for (const store of await storesUnderTest()) {
         'moment_likes',
         'group_members',
         'chat_messages',
+        'updates',
       ]) {
         assert.ok((d[table]?.length ?? 0) > 0, `rows in ${table}; outcomes ${JSON.stringify(by)}`);
       }
