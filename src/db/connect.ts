@@ -61,6 +61,13 @@ function openSqlite(path: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  // Measured on the ingest bench (batches of 1000 events dirty ~300 pages each): a 16 MB page cache
+  // (the default is 2 MB) keeps the hot index pages, and checkpointing every 16,000 WAL pages
+  // (64 MB; the default is 1,000) copies each hot page back once per many batches, and syncs as
+  // seldom, instead of every few batches. Durability is unchanged (WAL, synchronous NORMAL); the
+  // cache grows only with the pages actually read, so a small store stays small.
+  sqlite.pragma('cache_size = -16384');
+  sqlite.pragma('wal_autocheckpoint = 16000');
   // An in-memory database exists on one connection only; it reads through the writer.
   const reader = memory ? sqlite : new SQLite(path, { readonly: true, fileMustExist: true });
   if (!memory) reader.pragma('busy_timeout = 5000');
