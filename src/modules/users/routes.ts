@@ -5,7 +5,7 @@ import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/index.js';
 import { exactlyOne } from './alternative.js';
 import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserInfoQuery } from './schema.js';
-import type { UserRef } from './service.js';
+import type { PublicUserView, UserRef } from './service.js';
 
 const tags = ['User information'];
 
@@ -27,10 +27,14 @@ export function userRoutes(app: App, s: Services): void {
       querystring: UserInfoQuery,
       data: PublicUser,
     }),
-    async (request, reply) => {
-      const user = await s.users.publicInfo(userRef(request.query));
-      void reply.header('deprecation', 'true').header('link', successor);
-      return ok(1, user);
+    (request, reply) => {
+      // Synchronous when the profile is cached: no promise between the query and the answer.
+      const answer = (user: PublicUserView) => {
+        void reply.header('deprecation', 'true').header('link', successor);
+        return ok(1, user);
+      };
+      const user = s.users.publicInfo(userRef(request.query));
+      return user instanceof Promise ? user.then(answer) : answer(user);
     },
   );
 

@@ -48,7 +48,13 @@ export class UsersService {
   }
 
   /** A user by id or (decisions.md section 7) by wallet; an unknown wallet is an unknown user. */
-  async publicInfo(user: UserRef): Promise<PublicUserView> {
+  /** Without a promise when the profile is cached by id (the user-info hot path). */
+  publicInfo(user: UserRef): PublicUserView | Promise<PublicUserView> {
+    const cached = 'userId' in user ? this.cache.get(user.userId) : undefined;
+    return cached === undefined ? this.publicInfoRead(user) : publicView(cached);
+  }
+
+  private async publicInfoRead(user: UserRef): Promise<PublicUserView> {
     const userId = 'userId' in user ? user.userId : await this.userIdByWallet(user.chainId, user.address);
     const u = userId === undefined ? undefined : await this.record(userId);
     if (u === undefined) throw new AppError(Errors.unknownUser);
