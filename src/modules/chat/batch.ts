@@ -28,21 +28,6 @@ export async function createMessagesTogether(ctx: BatchContext, events: readonly
     return undefined;
   });
   if (recorded.length === 0) return outcomes;
-  await repo.insertChatMessages(ctx, recorded);
-  const numbers = await repo.messageNumbers(
-    ctx,
-    recorded.map((m) => m.message_id),
-  );
-  await fanOutMessages(
-    ctx,
-    recorded.map((message) => ({ message, number: numberOf(numbers, message.message_id) })),
-    { users, groupTitles: groups },
-  );
+  await fanOutMessages(ctx, await repo.insertChatMessages(ctx, recorded), { users, groupTitles: groups });
   return outcomes;
-}
-
-function numberOf(numbers: ReadonlyMap<string, number>, messageId: string): number {
-  const n = numbers.get(messageId);
-  if (n === undefined) throw new Error(`message ${messageId} recorded without a number`);
-  return n;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ChatMessagesTable, DB } from '../../db/types.js';
 import { type BatchContext, json, run, statement } from '../events/index.js';
-import type { UserMessage } from '../messaging/index.js';
+import { nextMessageNumbers, type UserMessage } from '../messaging/index.js';
 
 export const chatMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
   (await tx.selectFrom('chat_messages').select('message_id').where('message_id', '=', messageId).executeTakeFirst()) !==
@@ -33,15 +33,27 @@ export const existingMessages = async (ctx: BatchContext, messageIds: Iterable<s
 
 const insertMany = statement(
   (rows) => `INSERT INTO chat_messages
-    (message_id, chat_type, from_user_id, group_id, to_user_id, kind, text, mention_user_ids, created_at)
-    SELECT r.id, r.chat_type, r.from_id, r.group_id, r.to_id, r.kind, r.text, r.mentions, ?
-    FROM ${rows({ id: 'text', chat_type: 'text', from_id: 'text', group_id: 'text', to_id: 'text', kind: 'text', text: 'text', mentions: 'text' })} AS r
+    (message_id, chat_type, from_user_id, group_id, to_user_id, kind, text, mention_user_ids, created_at, telegram_message_id)
+    SELECT r.id, r.chat_type, r.from_id, r.group_id, r.to_id, r.kind, r.text, r.mentions, ?, r.number
+    FROM ${rows({ id: 'text', chat_type: 'text', from_id: 'text', group_id: 'text', to_id: 'text', kind: 'text', text: 'text', mentions: 'text', number: 'int' })} AS r
     ORDER BY r.ord`,
 );
 
-/** insertChatMessage for many messages received at `ctx.now`, recorded (and numbered) in the order given. */
-export async function insertChatMessages(ctx: BatchContext, messages: readonly UserMessage[]): Promise<void> {
-  const rows = messages.map((m) => [
+/**
+ * insertChatMessage for many messages received at `ctx.now`, in the order given, numbered from one
+ * draw of the message counter (the numbers the store would have given them one at a time).
+ */
+export async function insertChatMessages(
+  ctx: BatchContext,
+  messages: readonly UserMessage[],
+): Promise<{ message: UserMessage; number: number }[]> {
+  const numbers = await nextMessageNumbers(ctx.tx, ctx.dialect, messages.length);
+  const numbered = messages.map((message, i) => {
+    const number = numbers[i];
+    if (number === undefined) throw new Error('fewer message numbers drawn than messages');
+    return { message, number };
+  });
+  const rows = numbered.map(({ message: m, number }) => [
     m.message_id,
     m.chat_type,
     m.from_user_id,
@@ -50,23 +62,11 @@ export async function insertChatMessages(ctx: BatchContext, messages: readonly U
     m.kind,
     m.text,
     JSON.stringify(m.mention_user_ids),
+    number,
   ]);
   if (rows.length > 0) await run(ctx, insertMany, [ctx.now, json(rows)]);
+  return numbered;
 }
-
-const numbers = statement(
-  (rows) => `SELECT message_id, telegram_message_id FROM chat_messages
-    WHERE message_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
-);
-
-/** messageNumber for many messages: each one's number, by id. */
-export const messageNumbers = async (ctx: BatchContext, messageIds: Iterable<string>): Promise<Map<string, number>> =>
-  new Map(
-    (await run<{ message_id: string; telegram_message_id: number }>(ctx, numbers, [ids(messageIds)])).map((r) => [
-      r.message_id,
-      r.telegram_message_id,
-    ]),
-  );
 
 const titles = statement(
   (rows) => `SELECT group_id, name FROM groups WHERE group_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,

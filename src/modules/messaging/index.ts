@@ -4,7 +4,7 @@ export { parseKeyboard } from './keyboard.js';
 export type { InlineKeyboard, KeyboardButton } from './keyboard.js';
 export { isColor, isHttpsUrl, layout, parseMarkup, renderMarkup } from './markup.js';
 export type { ImageBlock, Segment } from './markup.js';
-export { numberOf } from './numbers.js';
+export { nextMessageNumbers, numberOf } from './numbers.js';
 export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
 export { chatUsers, findOutbox, findOutboxRef, insertOutbox } from './repo.js';
