@@ -5,7 +5,7 @@ import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/index.js';
 import { exactlyOne } from './alternative.js';
 import { FollowCheck, FollowersQuery, IsFollowQuery, PublicUser, UserInfoQuery } from './schema.js';
-import type { PublicUserView, UserRef } from './service.js';
+import type { UserRef } from './service.js';
 
 const tags = ['User information'];
 
@@ -17,7 +17,10 @@ function userRef(q: Static<typeof UserInfoQuery>): UserRef {
 
 export function userRoutes(app: App, s: Services): void {
   const signedAuth = apiKeyAuth(s.auth, { signed: true, read: true });
-  const successor = `<${s.config.publicUrl}/openapi/user/info>; rel="successor-version"`;
+  const successorHeaders = {
+    deprecation: 'true',
+    link: `<${s.config.publicUrl}/openapi/user/info>; rel="successor-version"`,
+  };
   app.get(
     '/openapi/user/info',
     readRoute(signedAuth, {
@@ -28,13 +31,16 @@ export function userRoutes(app: App, s: Services): void {
       data: PublicUser,
     }),
     (request, reply) => {
-      // Synchronous when the profile is cached: no promise between the query and the answer.
-      const answer = (user: PublicUserView) => {
-        void reply.header('deprecation', 'true').header('link', successor);
-        return ok(1, user);
-      };
+      // Synchronous when the profile is cached: no promise (and no closure) between query and answer.
       const user = s.users.publicInfo(userRef(request.query));
-      return user instanceof Promise ? user.then(answer) : answer(user);
+      if (user instanceof Promise) {
+        return user.then((read) => {
+          void reply.headers(successorHeaders);
+          return ok(1, read);
+        });
+      }
+      void reply.headers(successorHeaders);
+      return ok(1, user);
     },
   );
 
