@@ -19,8 +19,15 @@ export interface NonceStore {
  * nothing for the garbage collector to trace (a Set of strings would be rescanned on every GC).
  */
 class NumberSet {
-  private table = new Float64Array(1024);
-  private size = 0;
+  private table: Float64Array;
+  size = 0;
+
+  /** Sized for `expected` keys up front, so a set filled at a steady rate is not rehashed on the way. */
+  constructor(expected: number) {
+    let length = 1024;
+    while (length < expected * 2) length *= 2;
+    this.table = new Float64Array(length);
+  }
 
   /** Adds `k` (a positive integer below 2^53); false when it was present. */
   add(k: number): boolean {
@@ -59,13 +66,16 @@ class NumberSet {
 export class MemoryNonceStore implements NonceStore {
   private static readonly SLOT_MS = 10_000;
   private readonly slots = new Map<number, NumberSet>();
+  /** The slot opened last: a new slot is sized for as many keys as it holds. */
+  private newest: NumberSet | undefined;
 
   claim(key: Buffer, expiresAt: number, now: number): boolean {
     const slot = Math.floor(expiresAt / MemoryNonceStore.SLOT_MS);
     let keys = this.slots.get(slot);
     if (keys === undefined) {
       this.dropExpired(now);
-      keys = new NumberSet();
+      keys = new NumberSet(this.newest?.size ?? 0);
+      this.newest = keys;
       this.slots.set(slot, keys);
     }
     const n = key.readUIntBE(0, 6) * 16 + (key.readUInt8(6) >> 4);
