@@ -1,6 +1,6 @@
 // Set-based SQL for runs of user events (see events/rows.ts): each statement takes all of a run's
 // rows as one JSON parameter.
-import { type BatchContext, json, run, statement } from '../events/index.js';
+import { type BatchContext, json, run, statement, type Statement } from '../events/index.js';
 import type { UserFields } from './repo.js';
 
 const ids = (userIds: Iterable<string>) => json([...userIds].map((id) => [id]));
@@ -93,43 +93,49 @@ export async function replaceWallets(
 }
 
 /** The user_stats counters that runs of follow and like events move. */
+export type SocialCounter = 'followers' | 'following' | 'likes_received' | 'likes_given';
+
+const SOCIAL: readonly SocialCounter[] = ['followers', 'following', 'likes_received', 'likes_given'];
+
+/** The summed deltas of a run: per user, one value for each of `columns` (0 where a map has none). */
 export interface SocialDeltas {
-  followers: number;
-  following: number;
-  likes_received: number;
-  likes_given: number;
+  readonly columns: readonly SocialCounter[];
+  readonly rows: readonly (readonly [string, ...number[]])[];
 }
 
-const SOCIAL = ['followers', 'following', 'likes_received', 'likes_given'] as const;
-
-/** Per user, the deltas of each counter given (summed per user already); the others 0. */
-export function socialDeltas(
-  columns: Partial<Record<keyof SocialDeltas, ReadonlyMap<string, number>>>,
-): Map<string, SocialDeltas> {
-  const users = new Set(Object.values(columns).flatMap((m) => [...m.keys()]));
-  return new Map(
-    [...users].map((id) => {
-      const d = { followers: 0, following: 0, likes_received: 0, likes_given: 0 };
-      for (const c of SOCIAL) d[c] = columns[c]?.get(id) ?? 0;
-      return [id, d];
-    }),
-  );
+/** Per user, the deltas of each counter given (summed per user already); the counters not given stay. */
+export function socialDeltas(sums: Partial<Record<SocialCounter, ReadonlyMap<string, number>>>): SocialDeltas {
+  const given = SOCIAL.flatMap((c) => {
+    const sum = sums[c];
+    return sum === undefined ? [] : [[c, sum] as const];
+  });
+  const users = new Set(given.flatMap(([, m]) => [...m.keys()]));
+  return {
+    columns: given.map(([c]) => c),
+    rows: [...users].map((id): [string, ...number[]] => [id, ...given.map(([, m]) => m.get(id) ?? 0)]),
+  };
 }
 
-const bumpStats = statement(
-  (rows) => `UPDATE user_stats SET followers = user_stats.followers + r.followers,
-      following = user_stats.following + r.following,
-      likes_received = user_stats.likes_received + r.likes_received,
-      likes_given = user_stats.likes_given + r.likes_given
-    FROM ${rows({ id: 'text', followers: 'int', following: 'int', likes_received: 'int', likes_given: 'int' })} AS r
+/** One UPDATE per set of counters a run moves, built the first time it is needed. */
+const bumpStatements = new Map<string, Statement>();
+const bumpStatement = (columns: readonly SocialCounter[]): Statement => {
+  const key = columns.join(',');
+  let s = bumpStatements.get(key);
+  if (s === undefined) {
+    s = statement(
+      (rows) => `UPDATE user_stats SET ${columns.map((c) => `${c} = user_stats.${c} + r.${c}`).join(', ')}
+    FROM ${rows({ id: 'text', ...Object.fromEntries(columns.map((c) => [c, 'int' as const])) })} AS r
     WHERE user_stats.user_id = r.id`,
-);
+    );
+    bumpStatements.set(key, s);
+  }
+  return s;
+};
 
 /** Adds each user's summed deltas in one statement (one row per user). */
-export async function bumpUsersStats(ctx: BatchContext, sums: ReadonlyMap<string, SocialDeltas>): Promise<void> {
-  if (sums.size === 0) return;
-  const rows = [...sums].map(([id, d]) => [id, d.followers, d.following, d.likes_received, d.likes_given]);
-  await run(ctx, bumpStats, [json(rows)]);
+export async function bumpUsersStats(ctx: BatchContext, deltas: SocialDeltas): Promise<void> {
+  if (deltas.rows.length === 0) return;
+  await run(ctx, bumpStatement(deltas.columns), [json(deltas.rows)]);
 }
 
 export type Pair = readonly [string, string];
