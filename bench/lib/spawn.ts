@@ -1,9 +1,10 @@
 // Starts a registered server in a child process (so the load generator never shares its event
 // loop) and waits until it listens.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import type { FromChild, ToChild } from './child.js';
 import type { Params, ServerReport } from './types.js';
 
@@ -20,7 +21,39 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-const childScript = fileURLToPath(new URL('./child.ts', import.meta.url));
+const childSource = fileURLToPath(new URL('./child.ts', import.meta.url));
+/** Inside the repository (bench/results/ is not in git), so the bundle's imports find node_modules. */
+const buildDir = fileURLToPath(new URL('../results/build/', import.meta.url));
+
+let compiledChild: Promise<string> | undefined;
+
+/**
+ * The child and the servers as one plain JavaScript file, built once per run the way
+ * scripts/build.mjs builds dist/server.js (dependencies stay external), so a server runs as in
+ * production and not under tsx, whose loader keeps every transpiled source and its source map.
+ * One file per runner process (several runs may share the checkout), removed when it exits.
+ */
+function compiled(): Promise<string> {
+  compiledChild ??= (async () => {
+    const file = join(buildDir, `child-${process.pid}.mjs`);
+    mkdirSync(buildDir, { recursive: true });
+    await build({
+      entryPoints: [childSource],
+      outfile: file,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'warning',
+    });
+    process.once('exit', () => {
+      rmSync(file, { force: true });
+    });
+    return file;
+  })();
+  return compiledChild;
+}
 
 export interface SpawnOptions {
   /** Directory for V8 CPU profiles of the server (node --cpu-prof), when profiling. */
@@ -56,14 +89,16 @@ function next(child: ChildProcess, type: FromChild['type'], timeoutMs: number): 
 }
 
 export async function startServer(name: string, params: Params, options: SpawnOptions = {}): Promise<ServerProcess> {
-  const execArgv = ['--import', 'tsx'];
+  // Profiles name the source files only under tsx (BENCH_TSX=1 asks for it without profiling).
+  const tsx = options.cpuProfDir !== undefined || process.env.BENCH_TSX === '1';
+  const execArgv = tsx ? ['--import', 'tsx'] : [];
   if (options.cpuProfDir !== undefined) {
     // One directory per server; Node names each thread's profile (the main thread's is the big one).
     const dir = join(options.cpuProfDir, name);
     mkdirSync(dir, { recursive: true });
     execArgv.push('--cpu-prof', `--cpu-prof-dir=${dir}`);
   }
-  const child = fork(childScript, [name, JSON.stringify(params)], {
+  const child = fork(tsx ? childSource : await compiled(), [name, JSON.stringify(params)], {
     execArgv,
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
