@@ -55,13 +55,15 @@ const advance = statement(
 
 /**
  * nextUpdateId taken `n` times for each bot in one statement (its row locks held until commit, as
- * nextUpdateId's are): the last id each bot now has; its new ids are the `n` up to it.
+ * nextUpdateId's are; the rows given in bot id order, so that concurrent batches meet the same
+ * bots in the same order): the last id each bot now has; its new ids are the `n` up to it.
  */
 export async function takeUpdateIds(
   ctx: BatchContext,
   counts: ReadonlyMap<string, number>,
 ): Promise<Map<string, number>> {
-  const rows = await run<{ bot_user_id: string; last_update_id: number }>(ctx, advance, [json([...counts])]);
+  const byBot = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const rows = await run<{ bot_user_id: string; last_update_id: number }>(ctx, advance, [json(byBot)]);
   return new Map(rows.map((r) => [r.bot_user_id, r.last_update_id]));
 }
 
