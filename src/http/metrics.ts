@@ -9,13 +9,29 @@ declare module 'fastify' {
   }
 }
 
+interface RouteTally {
+  labels: { method: string; route: string; status: number };
+  /** Requests not yet added to http_requests_total. */
+  uncounted: number;
+  time: { observe(v: number): void };
+}
+
 export class Metrics {
   readonly registry = new Registry();
-  readonly requests = this.counter('http_requests_total', 'HTTP requests by route and status', [
-    'method',
-    'route',
-    'status',
-  ]);
+  readonly requests: Counter<'method' | 'route' | 'status'> = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by route and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+    // Requests are tallied per route in plain numbers and added here, when the metrics are read.
+    collect: () => {
+      for (const tally of this.perRoute.values()) {
+        if (tally.uncounted === 0) continue;
+        this.requests.inc(tally.labels, tally.uncounted);
+        tally.uncounted = 0;
+      }
+    },
+  });
   readonly latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by route',
@@ -86,18 +102,19 @@ export class Metrics {
     if (withProcessMetrics) collectDefaultMetrics({ register: this.registry });
   }
 
-  // Labelled children looked up once per (method, route, status): prom-client hashes labels on every call.
-  private readonly perRoute = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  // Per (method, route, status): prom-client hashes the labels on every call, so requests are
+  // counted here and handed to it when read; the latency child is looked up once.
+  private readonly perRoute = new Map<string, RouteTally>();
 
   /** Counts one answered request under its route pattern (never the raw URL: ids would explode the label set). */
   observe(method: string, route: string, status: number, ms: number): void {
     const key = `${method} ${route} ${status}`;
-    let child = this.perRoute.get(key);
-    if (child === undefined) {
-      child = { count: this.requests.labels(method, route, String(status)), time: this.latency.labels(method, route) };
-      this.perRoute.set(key, child);
+    let tally = this.perRoute.get(key);
+    if (tally === undefined) {
+      tally = { labels: { method, route, status }, uncounted: 0, time: this.latency.labels(method, route) };
+      this.perRoute.set(key, tally);
     }
-    child.count.inc();
-    child.time.observe(ms / 1000);
+    tally.uncounted++;
+    tally.time.observe(ms / 1000);
   }
 }
