@@ -3,7 +3,7 @@
 export { defineBatchedEvent, defineEvent } from './define.js';
 export type { BatchContext, EventContext, Outcome } from './define.js';
 export { eventRoutes } from './routes.js';
-export { addTo, json, run, statement } from './rows.js';
+export { addTo, json, jsonList, run, statement } from './rows.js';
 export type { Statement } from './rows.js';
 export { EventsService } from './service.js';
 export type { IncomingEvent } from './service.js';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { BatchContext } from './define.js';
-import { json, run, statement } from './rows.js';
+import { json, jsonList, run, statement } from './rows.js';
 
 /** Claims the event id for this batch; false when a row for it already exists. */
 export async function claimEvent(tx: Kysely<DB>, eventId: string, type: string, now: number): Promise<boolean> {
@@ -47,13 +47,13 @@ export async function claimEvents(
 }
 
 const statusesOf = statement(
-  (rows) => `SELECT event_id, status FROM processed_events
-    WHERE event_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT event_id, status FROM processed_events
+    WHERE event_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 export async function eventStatuses(ctx: BatchContext, ids: readonly string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await run<{ event_id: string; status: string }>(ctx, statusesOf, [json(ids.map((id) => [id]))]);
+  const rows = await run<{ event_id: string; status: string }>(ctx, statusesOf, [jsonList(ids)]);
   return new Map(rows.map((r) => [r.event_id, r.status]));
 }
 

@@ -16,11 +16,18 @@ export interface Statement {
 
 /**
  * Builds `text` for both stores. `rows(columns)` is a derived table of the rows given as one JSON
- * parameter (arrays, values in `columns` order) with `ord`, each row's position; `?` marks a
- * parameter (numbered for PostgreSQL).
+ * parameter (arrays, values in `columns` order) with `ord`, each row's position; `list(name)` is
+ * the same for one text column given as a flat JSON array (`jsonList`), which spares reading each
+ * value out of a one-element array; `?` marks a parameter (numbered for PostgreSQL).
  */
-export function statement(text: (rows: (columns: Record<string, ColumnType>) => string) => string): Statement {
+export function statement(
+  text: (rows: (columns: Record<string, ColumnType>) => string, list: (name: string) => string) => string,
+): Statement {
   const forDialect = (dialect: Dialect): string => {
+    const list = (name: string): string =>
+      dialect === 'sqlite'
+        ? `(SELECT key AS ord, value AS ${name} FROM json_each(?))`
+        : `(SELECT t.ord, t.v AS ${name} FROM json_array_elements_text(?::json) WITH ORDINALITY AS t(v, ord))`;
     const rows = (columns: Record<string, ColumnType>): string => {
       const cols = Object.entries(columns);
       if (dialect === 'sqlite') {
@@ -32,7 +39,7 @@ export function statement(text: (rows: (columns: Record<string, ColumnType>) => 
         .join(', ');
       return `(SELECT t.ord, ${picks} FROM json_array_elements(?::json) WITH ORDINALITY AS t(e, ord))`;
     };
-    const sql = text(rows);
+    const sql = text(rows, list);
     let n = 0;
     return dialect === 'sqlite' ? sql : sql.replace(/\?/g, () => `$${++n}`);
   };
@@ -41,6 +48,9 @@ export function statement(text: (rows: (columns: Record<string, ColumnType>) => 
 
 /** Rows as the JSON parameter of `rows(...)`. */
 export const json = (rows: readonly (readonly (string | number | null)[])[]): string => JSON.stringify(rows);
+
+/** Text values as the JSON parameter of `list(...)`. */
+export const jsonList = (values: Iterable<string>): string => JSON.stringify([...values]);
 
 /** Runs `s` in the batch's transaction; `params` in the order their `?` appear. */
 export async function run<R>(ctx: BatchContext, s: Statement, params: readonly unknown[]): Promise<R[]> {

@@ -1,18 +1,16 @@
 // Set-based SQL for runs of moment events (see events/rows.ts): each statement takes all of a
 // run's rows as one JSON parameter.
-import { type BatchContext, json, run, statement } from '../events/index.js';
+import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
 import { pairTable, type Pair } from '../users/index.js';
 
 const authorsOf = statement(
-  (rows) => `SELECT moment_id, author_id FROM moments
-    WHERE moment_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT moment_id, author_id FROM moments
+    WHERE moment_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 /** The author of each of `momentIds` that exists. */
 export async function momentAuthors(ctx: BatchContext, momentIds: Iterable<string>): Promise<Map<string, string>> {
-  const rows = await run<{ moment_id: string; author_id: string }>(ctx, authorsOf, [
-    json([...momentIds].map((id) => [id])),
-  ]);
+  const rows = await run<{ moment_id: string; author_id: string }>(ctx, authorsOf, [jsonList(momentIds)]);
   return new Map(rows.map((r) => [r.moment_id, r.author_id]));
 }
 

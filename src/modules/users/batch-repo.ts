@@ -1,26 +1,24 @@
 // Set-based SQL for runs of user events (see events/rows.ts): each statement takes all of a run's
 // rows as one JSON parameter.
-import { type BatchContext, json, run, statement, type Statement } from '../events/index.js';
+import { type BatchContext, json, jsonList, run, statement, type Statement } from '../events/index.js';
 import type { UserFields } from './repo.js';
 
-const ids = (userIds: Iterable<string>) => json([...userIds].map((id) => [id]));
-
 const existing = statement(
-  (rows) => `SELECT user_id FROM users WHERE user_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT user_id FROM users WHERE user_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 /** Which of `userIds` are known users. */
 export async function knownUsers(ctx: BatchContext, userIds: Iterable<string>): Promise<Set<string>> {
-  return new Set((await run<{ user_id: string }>(ctx, existing, [ids(userIds)])).map((r) => r.user_id));
+  return new Set((await run<{ user_id: string }>(ctx, existing, [jsonList(userIds)])).map((r) => r.user_id));
 }
 
 const byId = statement(
-  (rows) => `SELECT user_id, name, wallet_address, avatar, level, level_icon, is_bot FROM users
-    WHERE user_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT user_id, name, wallet_address, avatar, level, level_icon, is_bot FROM users
+    WHERE user_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 export const findUsers = async (ctx: BatchContext, userIds: Iterable<string>): Promise<UserFields[]> =>
-  run<UserFields>(ctx, byId, [ids(userIds)]);
+  run<UserFields>(ctx, byId, [jsonList(userIds)]);
 
 const upsert = statement(
   (
@@ -33,7 +31,7 @@ const upsert = statement(
       avatar = excluded.avatar, level = excluded.level, level_icon = excluded.level_icon, updated_at = excluded.updated_at`,
 );
 const statsRows = statement(
-  (rows) => `INSERT INTO user_stats (user_id) SELECT r.id FROM ${rows({ id: 'text' })} AS r WHERE true
+  (_, list) => `INSERT INTO user_stats (user_id) SELECT r.id FROM ${list('id')} AS r WHERE true
     ON CONFLICT (user_id) DO NOTHING`,
 );
 
@@ -42,7 +40,7 @@ export async function upsertUsers(ctx: BatchContext, users: readonly UserFields[
   if (users.length === 0) return;
   const rows = users.map((u) => [u.user_id, u.name, u.wallet_address, u.avatar, u.level, u.level_icon, u.is_bot]);
   await run(ctx, upsert, [ctx.now, ctx.now, json(rows)]);
-  await run(ctx, statsRows, [ids(users.map((u) => u.user_id))]);
+  await run(ctx, statsRows, [jsonList(users.map((u) => u.user_id))]);
 }
 
 export interface WalletRow {
@@ -53,12 +51,12 @@ export interface WalletRow {
 }
 
 const walletsAtOrOf = statement(
-  (rows) => `SELECT w.chain_id, w.address_norm, w.address, w.user_id
+  (rows, list) => `SELECT w.chain_id, w.address_norm, w.address, w.user_id
     FROM ${rows({ chain_id: 'int', address_norm: 'text' })} AS r
     JOIN wallets w ON w.chain_id = r.chain_id AND w.address_norm = r.address_norm
     UNION
     SELECT w.chain_id, w.address_norm, w.address, w.user_id
-    FROM ${rows({ id: 'text' })} AS r JOIN wallets w ON w.user_id = r.id`,
+    FROM ${list('id')} AS r JOIN wallets w ON w.user_id = r.id`,
 );
 
 /** The wallets at the given (chain, normalized address) keys, and every wallet of `userIds`. */
@@ -66,7 +64,7 @@ export const walletsAtOrOwnedBy = (
   ctx: BatchContext,
   keys: readonly (readonly [number, string])[],
   userIds: Iterable<string>,
-): Promise<WalletRow[]> => run<WalletRow>(ctx, walletsAtOrOf, [json(keys), ids(userIds)]);
+): Promise<WalletRow[]> => run<WalletRow>(ctx, walletsAtOrOf, [json(keys), jsonList(userIds)]);
 
 const deleteWalletRows = statement(
   (rows) => `DELETE FROM wallets WHERE (chain_id, address_norm) IN
