@@ -118,15 +118,17 @@ export function botApiRoutes(app: App, s: Services): void {
   app.post(
     '/openapi/bot/getUpdates',
     method('Updates waiting for the bot (long polling)', Type.Array(UpdateSchema), GetUpdatesParams),
+    // Not awaited here: no suspended frame of the handler's own while the poll is held.
     async (request) => {
       const p = pollParams(request);
-      const updates = await s.delivery.getUpdates(bot(request).botId, {
-        offset: p.offset,
-        limit: p.limit,
-        timeout: p.timeout,
-        allowedUpdates: p.allowed_updates,
-      });
-      return done(updates);
+      return s.delivery
+        .getUpdates(bot(request).botId, {
+          offset: p.offset,
+          limit: p.limit,
+          timeout: p.timeout,
+          allowedUpdates: p.allowed_updates,
+        })
+        .then(done);
     },
   );
 

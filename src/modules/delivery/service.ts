@@ -33,7 +33,9 @@ interface Waiter {
   terminated: boolean;
   /** Its own announcement has come back over the bus: polls announced after that are newer. */
   announced: boolean;
+  /** The held poll's promise resolver and its timeout, while it waits (no closures of its own). */
   settle?: (o: Outcome) => void;
+  timer?: NodeJS.Timeout;
 }
 
 export interface PollParams {
@@ -104,13 +106,18 @@ export class DeliveryService {
     const waiter = this.waiters.get(botId);
     if (waiter === undefined) return;
     waiter.woken = true;
-    waiter.settle?.('update');
+    this.settle(waiter, 'update');
   }
 
   private end(botId: string, waiter: Waiter, outcome: Outcome): void {
     if (this.waiters.get(botId) === waiter) this.waiters.delete(botId);
     waiter.woken = true;
     if (outcome === 'terminated') waiter.terminated = true;
+    this.settle(waiter, outcome);
+  }
+
+  private settle(waiter: Waiter, outcome: Outcome): void {
+    clearTimeout(waiter.timer);
     waiter.settle?.(outcome);
   }
 
@@ -131,14 +138,10 @@ export class DeliveryService {
 
   private wait(waiter: Waiter, ms: number): Promise<Outcome> {
     if (waiter.woken) return Promise.resolve('update');
+    // The resolver itself is kept (a held poll's memory counts 10,000 times).
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        resolve('timeout');
-      }, ms);
-      waiter.settle = (o) => {
-        clearTimeout(timer);
-        resolve(o);
-      };
+      waiter.settle = resolve;
+      waiter.timer = setTimeout(resolve, ms, 'timeout');
     });
   }
 
