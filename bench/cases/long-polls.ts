@@ -24,6 +24,7 @@ const PROBE_TIMEOUT_MS = 5_000;
 /** Time allowed for the server to hold every poll. */
 const HOLD_TIMEOUT_MS = 120_000;
 const MB = 2 ** 20;
+const heap = (m: NodeJS.MemoryUsage): string => `${(m.heapUsed / MB).toFixed(0)} / ${(m.heapTotal / MB).toFixed(0)}`;
 
 /** One getUpdates after another for each bot, until stopped; reports each answer with Updates. */
 class Pollers {
@@ -104,11 +105,11 @@ async function run(s: RunSettings) {
     const server = await startServer('delivery', params);
     const pollers = new Pollers(server.port);
     try {
-      const rssBefore = await server.rss();
+      const before = await server.memory();
       s.log(`  opening ${POLLS} long polls...`);
       for (const bot of info.bots) pollers.start(bot);
       const held = await untilHeld(server.port, POLLS);
-      const rssHeld = await server.rss();
+      const whenHeld = await server.memory();
       s.log(`  ${held} polls held; probing for ${s.durationS} s`);
       const admin = { authorization: `Bearer ${info.adminToken}` };
       const latencies: number[] = [];
@@ -145,16 +146,18 @@ async function run(s: RunSettings) {
         if (Number.isNaN(at)) missed++;
         else latencies.push(at - t0);
       }
-      const rssAfter = await server.rss();
+      const after = await server.memory();
       const heldAfter = await untilHeld(server.port, POLLS);
       const sorted = Float64Array.from(latencies).sort();
       const p99 = percentile(sorted, 99);
-      const rssMb = Math.max(rssHeld, rssAfter) / MB;
+      const rssMb = Math.max(whenHeld.rss, after.rss) / MB;
       return {
         notes: [
           `SQLite store seeded with ${POLLS} bots by one process, served by another (webhook dispatcher running, logger warn)`,
-          `server RSS: ${(rssBefore / MB).toFixed(0)} MB before the polls, ${(rssHeld / MB).toFixed(0)} MB with ${held} held, ` +
-            `${(rssAfter / MB).toFixed(0)} MB after the probes`,
+          `server RSS: ${(before.rss / MB).toFixed(0)} MB before the polls, ${(whenHeld.rss / MB).toFixed(0)} MB with ${held} held, ` +
+            `${(after.rss / MB).toFixed(0)} MB after the probes`,
+          `server V8 heap used / committed (MB): ${[before, whenHeld, after].map(heap).join(', ')} (before, held, after); ` +
+            `outside the heap (RSS - committed heap): ${[before, whenHeld, after].map((m) => ((m.rss - m.heapTotal) / MB).toFixed(0)).join(', ')} MB`,
           `wake-up (event posted -> its poll answered, one probe at a time while the others wait): ` +
             `${latencies.length} probes, p50 ${median(latencies).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, ` +
             `max ${(sorted[sorted.length - 1] ?? NaN).toFixed(2)} ms`,

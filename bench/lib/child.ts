@@ -1,7 +1,7 @@
 // Child process entry: starts one registered server and talks to the runner over IPC.
 //   argv: <server name> <params as JSON>
 //   sends {type:'ready', port, info, notes} | {type:'failed', error}; answers {type:'usage'} with
-//   the process's CPU time; {type:'report'} with the server's report after the rounds (empty when
+//   the process's CPU time and memory; {type:'report'} with the server's report after the rounds (empty when
 //   it has none); {type:'stop'} closes the server and exits.
 import { servers } from '../servers/index.js';
 import type { Params, ServerReport } from './types.js';
@@ -10,7 +10,7 @@ export type ToChild = { type: 'usage' } | { type: 'report' } | { type: 'stop' };
 export type FromChild =
   | { type: 'ready'; port: number; info: unknown; notes: string[] }
   | { type: 'failed'; error: string }
-  | { type: 'usage'; cpuMicros: number; rss: number }
+  | { type: 'usage'; cpuMicros: number; memory: NodeJS.MemoryUsage }
   | ({ type: 'report' } & ServerReport);
 
 const send = (m: FromChild) => process.send?.(m);
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   process.on('message', (m: ToChild) => {
     if (m.type === 'usage') {
       const cpu = process.cpuUsage();
-      send({ type: 'usage', cpuMicros: cpu.user + cpu.system, rss: process.memoryUsage().rss });
+      send({ type: 'usage', cpuMicros: cpu.user + cpu.system, memory: process.memoryUsage() });
     } else if (m.type === 'report') {
       void (started.report?.() ?? Promise.resolve({ notes: [], values: {} })).then(
         (r) => send({ type: 'report', ...r }),

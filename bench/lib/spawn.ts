@@ -14,8 +14,8 @@ export interface ServerProcess {
   notes: string[];
   /** CPU time (user + system, microseconds) the server process has used so far. */
   cpuMicros(): Promise<number>;
-  /** Resident memory of the server process, in bytes. */
-  rss(): Promise<number>;
+  /** The server process's memory (process.memoryUsage(): rss, heapTotal, heapUsed, external...), in bytes. */
+  memory(): Promise<NodeJS.MemoryUsage>;
   /** The server's report after the rounds (empty when it gives none). */
   report(): Promise<ServerReport>;
   stop(): Promise<void>;
@@ -121,11 +121,12 @@ export async function startServer(name: string, params: Params, options: SpawnOp
       const m = await usage;
       return m.type === 'usage' ? m.cpuMicros : NaN;
     },
-    async rss() {
+    async memory() {
       const usage = next(child, 'usage', 10_000);
       send({ type: 'usage' });
       const m = await usage;
-      return m.type === 'usage' ? m.rss : NaN;
+      if (m.type !== 'usage') throw new Error('unexpected message');
+      return m.memory;
     },
     async report() {
       const answer = next(child, 'report', 120_000);
