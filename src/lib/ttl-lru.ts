@@ -9,8 +9,10 @@ import { LRUCache } from 'lru-cache';
 export class TtlCache<V extends object | string | number | boolean> extends LRUCache<string, V> {
   constructor(ttlMs: number, max: number, now: () => number) {
     // ttlResolution 0: read the clock on each check (no timer per millisecond), so an injected
-    // clock is honoured exactly.
-    super({ max, ttl: ttlMs, ttlResolution: 0, perf: { now } });
+    // clock is honoured exactly. The bound is a total size of one per entry rather than `max`,
+    // because `max` allocates every slot up front: the 100,000-entry caches would hold about 4 MB
+    // each while empty.
+    super({ maxSize: max, sizeCalculation: () => 1, ttl: ttlMs, ttlResolution: 0, perf: { now } });
   }
 
   /** Drops every entry whose value matches. */
