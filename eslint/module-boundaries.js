@@ -24,8 +24,16 @@ const moduleBoundaries = {
   },
   create(context) {
     const from = moduleOf(context.filename);
+    /** The specifier as written: a string, or a template without expressions (`import(\`...\`)`). */
+    function specifierOf(source) {
+      if (source?.type === 'Literal') return source.value;
+      if (source?.type === 'TemplateLiteral' && source.expressions.length === 0) return source.quasis[0].value.cooked;
+      // typescript-eslint's import type (`import('x').T`) keeps its specifier under argument.
+      if (source?.type === 'TSLiteralType') return source.literal.value;
+      return undefined;
+    }
     function check(node) {
-      const spec = node.source?.value;
+      const spec = specifierOf(node.source ?? node.argument);
       if (typeof spec !== 'string' || !spec.startsWith('.')) return;
       const to = moduleOf(resolve(dirname(context.filename), spec));
       if (to === undefined || to.folder === from?.folder || /^index\.[jt]s$/.test(to.inner)) return;
@@ -36,6 +44,7 @@ const moduleBoundaries = {
       ExportNamedDeclaration: check,
       ExportAllDeclaration: check,
       ImportExpression: check,
+      TSImportType: check,
     };
   },
 };

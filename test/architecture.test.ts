@@ -7,11 +7,20 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Linter } from 'eslint';
 import ts from 'typescript';
+import tseslint from 'typescript-eslint';
 import local from '../eslint/module-boundaries.js';
 
 const MODULES = resolve('src/modules');
 const linter = new Linter({ configType: 'flat' });
-const config = [{ files: ['**/*.ts'], plugins: { local }, rules: { 'local/module-boundaries': 'error' as const } }];
+// The parser the project lints with, so TypeScript-only forms (import type, import('x').T) are seen.
+const config = [
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { local },
+    rules: { 'local/module-boundaries': 'error' as const },
+  },
+];
 
 function lint(file: string, code: string): string[] {
   return linter.verify(code, config, { filename: resolve(file) }).map((m) => m.message);
@@ -26,6 +35,17 @@ describe('module boundaries (eslint/module-boundaries.js)', () => {
       "'routes.js' is private to the users module: import it from 'users/index.js', its public surface.",
     ]);
     assert.equal(lint('src/modules/telegram/methods/x.ts', "import '../../messaging/richtext/html.js';\n").length, 1);
+  });
+
+  it('refuses the TypeScript and dynamic forms too: import type, import types, export *, import()', () => {
+    for (const code of [
+      "import type { UserRow } from '../users/repo.js';",
+      "type Row = import('../users/repo.js').UserRow;",
+      "export * from '../users/repo.js';",
+      'const repo = await import(`../users/repo.js`);',
+    ]) {
+      assert.equal(lint('src/modules/groups/service.ts', `${code}\n`).length, 1, code);
+    }
   });
 
   it("allows a module's index.js, a module's own files and everything outside src/modules", () => {
