@@ -31,7 +31,8 @@ export const policyOf = (key: string, bucket: Bucket): Policy => ({
 });
 
 export interface RateLimiter {
-  take(key: string, bucket: Bucket, now: number): Promise<Take>;
+  /** The in-memory limiter answers at once; a shared one (Redis) answers with a promise. */
+  take(key: string, bucket: Bucket, now: number): Take | Promise<Take>;
 }
 
 const refused = (bucket: Bucket, tokens: number): Take => ({
@@ -43,16 +44,16 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
   private lastSweep = 0;
 
-  take(key: string, bucket: Bucket, now: number): Promise<Take> {
+  take(key: string, bucket: Bucket, now: number): Take {
     if (now - this.lastSweep > 60_000) this.sweep(now);
     const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
     const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
     if (tokens < 1) {
       this.buckets.set(key, { tokens, at: now });
-      return Promise.resolve(refused(bucket, tokens));
+      return refused(bucket, tokens);
     }
     this.buckets.set(key, { tokens: tokens - 1, at: now });
-    return Promise.resolve({ ok: true, retryAfterMs: 0 });
+    return { ok: true, retryAfterMs: 0 };
   }
 
   /** Forgets idle buckets (they would be full again anyway). */

@@ -197,7 +197,7 @@ export function openSharedState(redisUrl: string | undefined): SharedState {
   const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
   return {
     nonces: { claim: (key, expiresAt, now) => nonces((store) => Promise.resolve(store.claim(key, expiresAt, now))) },
-    limiter: { take: (key, bucket, now) => limiter((store) => store.take(key, bucket, now)) },
+    limiter: { take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))) },
     bus,
     redis: link,
     close: async () => {

@@ -1,10 +1,10 @@
 // The /openapi/ gate: X-API-KEY (key-only), plus the signature headers when present or required.
-// A callback hook rather than an async one: a cached key with an in-memory nonce store passes
-// without a single promise; only a store look-up, Redis or the rate limiter makes it wait.
+// A callback hook rather than an async one: a cached key with the in-memory nonce store and rate
+// limiter passes without a single promise; only a store look-up or Redis makes it wait.
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { policyOf, rateLimitedError, type RateLimiter } from '../../lib/rate-limit.js';
+import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
 import { verifySignature } from './signature.js';
@@ -52,10 +52,14 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
       return undefined;
     }
     const key = `read:${credential.appId}`;
-    return deps.limiter.take(key, bucket, deps.clock.now()).then((take) => {
+    const pass = (take: Take): void => {
       if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
       request.credential = credential;
-    });
+    };
+    const take = deps.limiter.take(key, bucket, deps.clock.now());
+    if (take instanceof Promise) return take.then(pass);
+    pass(take);
+    return undefined;
   };
 
   /** Checks the signature (when sent or required) of a request whose key is known. */
