@@ -1,6 +1,7 @@
 // Users' messages and button presses, as the application reports them: recorded, and handed to the
-// delivery queue (delivery's fanOutMessage and fanOutCallback), which turns them into Updates for
-// the bots the delivery rules allow, in the same transaction.
+// delivery queue, which turns them into Updates for the bots the delivery rules allow, in the same
+// transaction. A run of message.created goes together (./batch.ts, delivery's fanOutMessages); a
+// message to the assistant, and a button press, one at a time (fanOutMessage, fanOutCallback).
 import { Type } from 'typebox';
 import { Id } from '../../lib/schemas.js';
 import type { AssistantService, VettedUrls } from '../assistant/index.js';

@@ -131,7 +131,9 @@ async function runLookups(ctx: BatchContext, messages: readonly UserMessage[]): 
   const groups = messages.flatMap((m) => (m.group_id === null ? [] : [m.group_id]));
   const inGroup = new Map<string, repo.GroupBot[]>();
   for (const b of groups.length === 0 ? [] : await repo.botsInGroups(ctx, groups)) {
-    inGroup.set(b.group_id, [...(inGroup.get(b.group_id) ?? []), b]);
+    const list = inGroup.get(b.group_id);
+    if (list === undefined) inGroup.set(b.group_id, [b]);
+    else list.push(b);
   }
   return {
     bot: (userId) => Promise.resolve(bots.get(userId)),

@@ -2,7 +2,6 @@
 // The module's public surface: other modules and the composition root import it only from here.
 export { WebhookDispatcher } from './dispatcher.js';
 export { fanOutCallback, fanOutMessage, fanOutMessages } from './fanout.js';
-export type { Named, RecordedMessage } from './fanout.js';
 export { DeliveryService } from './service.js';
 export type { UpdateObject } from './stored.js';
 export type { VettedWebhookUrl } from './webhook-http.js';

@@ -55,14 +55,24 @@ const advance = statement(
 
 /**
  * nextUpdateId taken `n` times for each bot in one statement (its row locks held until commit, as
- * nextUpdateId's are; the rows given in bot id order, so that concurrent batches meet the same
- * bots in the same order): the last id each bot now has; its new ids are the `n` up to it.
+ * nextUpdateId's are): the last id each bot now has; its new ids are the `n` up to it. On
+ * PostgreSQL the bots' rows are locked first in bot id order (an UPDATE ... FROM locks in whatever
+ * order its join runs), so concurrent batches take the same bots' locks in the same order.
  */
 export async function takeUpdateIds(
   ctx: BatchContext,
   counts: ReadonlyMap<string, number>,
 ): Promise<Map<string, number>> {
-  const byBot = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const byBot = [...counts];
+  if (ctx.dialect === 'postgres' && byBot.length > 1) {
+    await ctx.tx
+      .selectFrom('bots')
+      .select('bot_user_id')
+      .where('bot_user_id', 'in', [...counts.keys()])
+      .orderBy('bot_user_id')
+      .forUpdate()
+      .execute();
+  }
   const rows = await run<{ bot_user_id: string; last_update_id: number }>(ctx, advance, [json(byBot)]);
   return new Map(rows.map((r) => [r.bot_user_id, r.last_update_id]));
 }
