@@ -1,8 +1,9 @@
 // One write as one transaction: the changes, their outbox rows and the cache keys they touch.
-// The keys are announced, and the after-commit hooks run (wake-ups, metrics), only after the
-// commit, so no instance drops a cache entry and reloads the old row before the new one is
-// visible, and nothing is woken for a write that rolled back. This is the only place in the
-// application that opens a transaction.
+// The touched keys are what a write registers to happen after it: they are announced only after
+// the commit (lib/invalidation.ts: caches drop entries, long polls and the dispatcher wake, here
+// and on other instances), so no instance reloads the old row before the new one is visible, and
+// nothing is woken for a write that rolled back. This is the only place in the application that
+// opens a transaction.
 import type { Kysely } from 'kysely';
 import type { Clock } from '../lib/clock.js';
 import type { Invalidations } from '../lib/invalidation.js';
@@ -13,10 +14,8 @@ import type { DB } from './types.js';
 export interface Work {
   readonly tx: Kysely<DB>;
   readonly now: number;
-  /** Announces what the write changed (lib/invalidation.ts keys): cached copies are dropped after commit. */
+  /** Announces what the write changed (lib/invalidation.ts keys), after commit: caches drop it, waiters wake. */
   readonly touch: (key: string) => void;
-  /** Runs `hook` once the transaction has committed (never if it rolls back), after the announcements. */
-  readonly afterCommit: (hook: () => void) => void;
 }
 
 export class UnitOfWork {
@@ -37,18 +36,15 @@ export class UnitOfWork {
   async runTouching<T>(fn: (w: Work) => Promise<T>): Promise<{ result: T; touched: string[] }> {
     const now = this.clock.now();
     const touched = new Set<string>();
-    const hooks: (() => void)[] = [];
     const result = await retryOnConflict(() =>
       this.db.k.transaction().execute((tx) => {
         // A retried attempt starts over: what a failed one registered is forgotten.
         touched.clear();
-        hooks.length = 0;
-        return fn({ tx, now, touch: (key) => touched.add(key), afterCommit: (hook) => hooks.push(hook) });
+        return fn({ tx, now, touch: (key) => touched.add(key) });
       }),
     );
     const keys = [...touched];
     this.invalidations.announce(keys);
-    for (const hook of hooks) hook();
     return { result, touched: keys };
   }
 }
