@@ -7,7 +7,7 @@
 //           transfers (one-time payment tokens issued in advance, default 0) and payers (default 16):
 //           that many payers, each credited exactly what its orders need, pay 1.00 per order to the
 //           app's owner; orders go round the payers. After the rounds the server reports the orders
-//           by status and checkLedger (src/modules/points/repo.ts).
+//           by status and checkLedger (the points module).
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { buildApp } from '../../src/app.js';
@@ -16,7 +16,7 @@ import { loadConfig } from '../../src/config.js';
 import { ensureDemo } from '../../src/demo/demo.js';
 import { SyntheticCommunity } from '../../src/demo/synthetic.js';
 import { formatCents } from '../../src/lib/money.js';
-import { checkLedger } from '../../src/modules/points/repo.js';
+import { checkLedger } from '../../src/modules/points/index.js';
 import type { Services } from '../../src/services.js';
 import type { AppCredentials } from '../lib/signing.js';
 import { freshStore, storeKind } from '../lib/store.js';

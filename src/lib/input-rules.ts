@@ -34,7 +34,7 @@ export function description(text: string, field = 'description'): string {
   return d;
 }
 
-export type Scheme = 'https:' | 'http:';
+type Scheme = 'https:' | 'http:';
 
 /**
  * The URL `text` is, when it is an absolute URL of at most 2048 characters with one of `schemes`

@@ -1,5 +1,5 @@
-// What create-app and create-bot share: --owner and --name, checked as the operator API checks
-// them (an Id of at most 128 characters; lib/input-rules.ts) before the store opens, a broken rule
+// What create-app and create-bot share: --owner (an Id of at most 128 characters, as the operator
+// API's schema says) and --name (lib/input-rules.ts), checked before the store opens, a broken rule
 // being bad usage; and the new credentials printed as JSON.
 import { AppError, Errors } from '../../errors.js';
 import * as rules from '../../lib/input-rules.js';

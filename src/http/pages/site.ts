@@ -109,7 +109,7 @@ export function framedPage(sheet: Stylesheet, f: Frame): string {
 }
 
 /** A time as UTC `YYYY-MM-DD HH:MM:SS`. */
-export const when = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+export { formatDateTime as when } from '../../lib/clock.js';
 
 /** A row of a definition list. */
 export const row = (label: string, value: Part): Html =>

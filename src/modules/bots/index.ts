@@ -3,7 +3,6 @@
 export { botEvents } from './events.js';
 export { privateAllowed } from './privacy.js';
 export { botsPrivacy, countBotsOf, findBot, insertBot, mayInviteBot, permissionsOf } from './repo.js';
-export type { BotPrivacy } from './repo.js';
 export { permissionRoutes } from './routes.js';
 export { BotsService, PERMISSIONS } from './service.js';
 export type { ApplicationView } from './service.js';

@@ -41,7 +41,7 @@ const TABS: Record<Tab, string> = { home: '/', bots: '/bots', health: '/health',
 const form = (ctx: ConsoleContext, action: string, body: Part, label: string, style = 'primary'): Html =>
   postForm(ctx.csrf, action, body, submitButton(label, style));
 
-export function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): string {
+function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): string {
   const { t } = ctx;
   return framedPage(CONSOLE_SHEET, {
     lang: ctx.lang,
@@ -72,7 +72,7 @@ export function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab
   });
 }
 
-export const notice = (text: string | undefined): Part =>
+const notice = (text: string | undefined): Part =>
   text !== undefined && html`<p class="note ok" role="status">${text}</p>`;
 
 export function signInPage(ctx: ConsoleContext, wrong: boolean): string {

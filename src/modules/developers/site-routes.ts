@@ -1,6 +1,6 @@
 // The developer site (/developers/): pages for developers signed in with the operator's session
 // cookie, as on the authorize page. Routes check the session and the CSRF token, call the
-// developers' service (which holds every rule) and render; changes answer with a redirect
+// services (the input rules: lib/input-rules.ts) and render; changes answer with a redirect
 // (POST-redirect-GET), except those that show a secret once, which render it directly.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TProperties } from 'typebox';

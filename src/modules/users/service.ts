@@ -47,8 +47,10 @@ export class UsersService {
     return row;
   }
 
-  /** A user by id or (decisions.md section 7) by wallet; an unknown wallet is an unknown user. */
-  /** Without a promise when the profile is cached by id (the user-info hot path). */
+  /**
+   * A user by id or (decisions.md section 7) by wallet; an unknown wallet is an unknown user.
+   * Without a promise when the profile is cached by id (the user-info hot path).
+   */
   publicInfo(user: UserRef): PublicUserView | Promise<PublicUserView> {
     const cached = 'userId' in user ? this.cache.get(user.userId) : undefined;
     return cached === undefined ? this.publicInfoRead(user) : publicView(cached);
