@@ -1,15 +1,15 @@
 import type { Kysely } from 'kysely';
 import { countOf, insertNew, insertRow } from '../../db/rows.js';
 import type { ApplicationStatus, DB, Permission, PrivateMessagePolicy } from '../../db/types.js';
-import { type BatchContext, json, run, statement } from '../events/index.js';
+import { type BatchContext, jsonList, run, statement } from '../events/index.js';
 import { isFollowing } from '../users/index.js';
 
 export const findBot = (tx: Kysely<DB>, botUserId: string) =>
   tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();
 
 const privacyOf = statement(
-  (rows) => `SELECT bot_user_id, private_message_policy FROM bots
-    WHERE bot_user_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT bot_user_id, private_message_policy FROM bots
+    WHERE bot_user_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 export interface BotPrivacy {
@@ -18,8 +18,10 @@ export interface BotPrivacy {
 }
 
 /** Which of `userIds` are bots, each with its private-message setting (findBot for many at once). */
-export const botsPrivacy = (ctx: BatchContext, userIds: Iterable<string>): Promise<BotPrivacy[]> =>
-  run<BotPrivacy>(ctx, privacyOf, [json([...new Set(userIds)].map((id) => [id]))]);
+export async function botsPrivacy(ctx: BatchContext, userIds: Iterable<string>): Promise<BotPrivacy[]> {
+  const distinct = new Set(userIds);
+  return distinct.size === 0 ? [] : run<BotPrivacy>(ctx, privacyOf, [jsonList(distinct)]);
+}
 
 export const countBotsOf = (tx: Kysely<DB>, ownerUserId: string) =>
   countOf(tx.selectFrom('bots').where('owner_user_id', '=', ownerUserId));

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ChatMessagesTable, DB } from '../../db/types.js';
-import { type BatchContext, json, run, statement } from '../events/index.js';
+import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
 import { nextMessageNumbers, type UserMessage } from '../messaging/index.js';
 
 export const chatMessageExists = async (tx: Kysely<DB>, messageId: string): Promise<boolean> =>
@@ -21,15 +21,22 @@ export const messageNumber = async (tx: Kysely<DB>, messageId: string): Promise<
       .executeTakeFirstOrThrow()
   ).telegram_message_id;
 
-const ids = (values: Iterable<string>): string => json([...new Set(values)].map((v) => [v]));
+/** The distinct ids as the JSON parameter of `list(...)`; undefined when there are none (no query). */
+const ids = (values: Iterable<string>): string | undefined => {
+  const distinct = new Set(values);
+  return distinct.size === 0 ? undefined : jsonList(distinct);
+};
 
 const existing = statement(
-  (rows) => `SELECT message_id FROM chat_messages WHERE message_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT message_id FROM chat_messages WHERE message_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 /** Which of `messageIds` are recorded (chatMessageExists for many at once). */
-export const existingMessages = async (ctx: BatchContext, messageIds: Iterable<string>): Promise<Set<string>> =>
-  new Set((await run<{ message_id: string }>(ctx, existing, [ids(messageIds)])).map((r) => r.message_id));
+export async function existingMessages(ctx: BatchContext, messageIds: Iterable<string>): Promise<Set<string>> {
+  const list = ids(messageIds);
+  if (list === undefined) return new Set();
+  return new Set((await run<{ message_id: string }>(ctx, existing, [list])).map((r) => r.message_id));
+}
 
 const insertMany = statement(
   (rows) => `INSERT INTO chat_messages
@@ -69,11 +76,12 @@ export async function insertChatMessages(
 }
 
 const titles = statement(
-  (rows) => `SELECT group_id, name FROM groups WHERE group_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)`,
+  (_, list) => `SELECT group_id, name FROM groups WHERE group_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
 /** The groups among `groupIds` that exist (findGroup for many at once), with their titles. */
-export const groupTitles = async (ctx: BatchContext, groupIds: Iterable<string>): Promise<Map<string, string>> =>
-  new Map(
-    (await run<{ group_id: string; name: string }>(ctx, titles, [ids(groupIds)])).map((r) => [r.group_id, r.name]),
-  );
+export async function groupTitles(ctx: BatchContext, groupIds: Iterable<string>): Promise<Map<string, string>> {
+  const list = ids(groupIds);
+  if (list === undefined) return new Map();
+  return new Map((await run<{ group_id: string; name: string }>(ctx, titles, [list])).map((r) => [r.group_id, r.name]));
+}

@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import type { CallbackQueriesTable, DB, PayloadFormat } from '../../db/types.js';
-import { type BatchContext, json, run, statement } from '../events/index.js';
+import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
 
 /** Bots in a group, and whether each may listen to every group message. */
 export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
@@ -24,17 +24,17 @@ export interface GroupBot {
 }
 
 const botsOfGroups = statement(
-  (rows) => `SELECT group_members.group_id, bots.bot_user_id, bot_permissions.permission
+  (_, list) => `SELECT group_members.group_id, bots.bot_user_id, bot_permissions.permission
     FROM group_members JOIN bots ON bots.bot_user_id = group_members.user_id
     LEFT JOIN bot_permissions ON bot_permissions.bot_user_id = bots.bot_user_id
       AND bot_permissions.permission = 'listen_group_messages'
-    WHERE group_members.group_id IN (SELECT r.id FROM ${rows({ id: 'text' })} AS r)
+    WHERE group_members.group_id IN (SELECT r.id FROM ${list('id')} AS r)
     ORDER BY group_members.group_id, bots.bot_user_id`,
 );
 
 /** botsInGroup for many groups at once, in the same order within each group. */
 export const botsInGroups = (ctx: BatchContext, groupIds: Iterable<string>): Promise<GroupBot[]> =>
-  run<GroupBot>(ctx, botsOfGroups, [json([...new Set(groupIds)].map((id) => [id]))]);
+  run<GroupBot>(ctx, botsOfGroups, [jsonList(new Set(groupIds))]);
 
 /** Takes the bot's next Update id (ids rise by one per bot). */
 export async function nextUpdateId(tx: Kysely<DB>, botUserId: string): Promise<number> {
