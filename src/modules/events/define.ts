@@ -16,6 +16,26 @@ export interface BatchContext extends Work {
   readonly dialect: Dialect;
 }
 
+/**
+ * What a module remembers for the length of one batch's transaction, so that a later run of the
+ * same batch need not read it again (the users a batch created, say). Kept by the context object
+ * the pipeline hands every run of a batch: a retried attempt gets a new one and starts afresh.
+ */
+export class PerBatch<T> {
+  private readonly states = new WeakMap<BatchContext, T>();
+
+  constructor(private readonly initial: () => T) {}
+
+  of(ctx: BatchContext): T {
+    let state = this.states.get(ctx);
+    if (state === undefined) {
+      state = this.initial();
+      this.states.set(ctx, state);
+    }
+    return state;
+  }
+}
+
 /** A refusal reason (`unknown_user`, ...); undefined when the event was applied. */
 export type Outcome = string | undefined;
 

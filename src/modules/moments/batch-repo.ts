@@ -25,7 +25,7 @@ export async function createMoments(ctx: BatchContext, moments: readonly (readon
 
 export type Like = Pair;
 
-const likes = pairTable('moment_likes', ['moment_id', 'user_id']);
+const likes = pairTable('moment_likes', ['moment_id', 'user_id'], [1]);
 
 /** Which of `likes` exist, by pairKey(moment, user). */
 export const existingLikes = likes.existing;

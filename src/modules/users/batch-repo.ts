@@ -1,46 +1,106 @@
 // Set-based SQL for runs of user events (see events/rows.ts): each statement takes all of a run's
 // rows as one JSON parameter.
-import { type BatchContext, json, jsonList, run, statement, type Statement } from '../events/index.js';
+import { CompiledQuery } from 'kysely';
+import { type BatchContext, json, jsonList, PerBatch, run, statement, type Statement } from '../events/index.js';
 import type { UserFields } from './repo.js';
+
+/**
+ * What a batch has learnt about users: those known to exist (users are never deleted, so this
+ * stays true until the batch ends), and those its upserts created, which nothing older refers to.
+ */
+const seen = new PerBatch(() => ({ known: new Set<string>(), created: new Set<string>() }));
 
 const existing = statement(
   (_, list) => `SELECT user_id FROM users WHERE user_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
-/** Which of `userIds` are known users. */
-export async function knownUsers(ctx: BatchContext, userIds: Iterable<string>): Promise<Set<string>> {
-  return new Set((await run<{ user_id: string }>(ctx, existing, [jsonList(userIds)])).map((r) => r.user_id));
+/** The users known to exist in this batch, which now include every one of `userIds` that exists. */
+export async function knownUsers(ctx: BatchContext, userIds: Iterable<string>): Promise<ReadonlySet<string>> {
+  const { known } = seen.of(ctx);
+  const unread = new Set<string>();
+  for (const id of userIds) if (!known.has(id)) unread.add(id);
+  if (unread.size > 0) {
+    for (const r of await run<{ user_id: string }>(ctx, existing, [jsonList(unread)])) known.add(r.user_id);
+  }
+  return known;
 }
+
+/** The users this batch created (so far): no row written before the batch names them. */
+export const createdUsers = (ctx: BatchContext): ReadonlySet<string> => seen.of(ctx).created;
 
 const byId = statement(
   (_, list) => `SELECT user_id, name, wallet_address, avatar, level, level_icon, is_bot FROM users
     WHERE user_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
-export const findUsers = async (ctx: BatchContext, userIds: Iterable<string>): Promise<UserFields[]> =>
-  run<UserFields>(ctx, byId, [jsonList(userIds)]);
+/** The users of `userIds` that exist (remembered as known for the rest of the batch). */
+export async function findUsers(ctx: BatchContext, userIds: Iterable<string>): Promise<UserFields[]> {
+  const rows = await run<UserFields>(ctx, byId, [jsonList(userIds)]);
+  const { known } = seen.of(ctx);
+  for (const u of rows) known.add(u.user_id);
+  return rows;
+}
 
-const upsert = statement(
-  (
-    rows,
-  ) => `INSERT INTO users (user_id, name, wallet_address, avatar, level, level_icon, is_bot, created_at, updated_at)
-    SELECT r.user_id, r.name, r.wallet_address, r.avatar, r.level, r.level_icon, r.is_bot, ?, ?
-    FROM ${rows({ user_id: 'text', name: 'text', wallet_address: 'text', avatar: 'text', level: 'int', level_icon: 'text', is_bot: 'int' })} AS r
+const upsertInto = (numbered: boolean) =>
+  statement(
+    (
+      rows,
+    ) => `INSERT INTO users (user_id, name, wallet_address, avatar, level, level_icon, is_bot, created_at, updated_at${numbered ? ', telegram_id' : ''})
+    SELECT r.user_id, r.name, r.wallet_address, r.avatar, r.level, r.level_icon, r.is_bot, ?, ?${numbered ? ', r.telegram_id' : ''}
+    FROM ${rows({ user_id: 'text', name: 'text', wallet_address: 'text', avatar: 'text', level: 'int', level_icon: 'text', is_bot: 'int', ...(numbered ? { telegram_id: 'int' as const } : {}) })} AS r
     WHERE true ORDER BY r.ord
     ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, wallet_address = excluded.wallet_address,
       avatar = excluded.avatar, level = excluded.level, level_icon = excluded.level_icon, updated_at = excluded.updated_at`,
-);
+  );
+/**
+ * On SQLite new users carry the Telegram numbers drawn for them here (the trigger of migration
+ * 0005 numbers only rows without one, one row at a time); PostgreSQL's column default draws them
+ * from its sequence.
+ */
+const upsert: Statement = { sqlite: upsertInto(true).sqlite, postgres: upsertInto(false).postgres };
 const statsRows = statement(
   (_, list) => `INSERT INTO user_stats (user_id) SELECT r.id FROM ${list('id')} AS r WHERE true
     ON CONFLICT (user_id) DO NOTHING`,
 );
 
-/** upsertUser (repo.ts) for many users at once, each named once. */
-export async function upsertUsers(ctx: BatchContext, users: readonly UserFields[]): Promise<void> {
+/** The first of `count` user numbers drawn from migration 0005's SQLite counter, in one statement. */
+async function drawUserNumbers(ctx: BatchContext, count: number): Promise<number> {
+  const { rows } = await ctx.tx.executeQuery<{ last: number }>(
+    CompiledQuery.raw(`UPDATE telegram_counters SET last = last + ? WHERE name = 'user' RETURNING last`, [count]),
+  );
+  const last = rows[0]?.last;
+  if (last === undefined) throw new Error('telegram_counters has no user counter');
+  return last - count + 1;
+}
+
+/**
+ * upsertUser (repo.ts) for many users at once, each named once; `created` are those of them that
+ * do not exist yet, numbered in the order given, as one upsert after another would number them.
+ */
+export async function upsertUsers(
+  ctx: BatchContext,
+  users: readonly UserFields[],
+  created: ReadonlySet<string>,
+): Promise<void> {
   if (users.length === 0) return;
-  const rows = users.map((u) => [u.user_id, u.name, u.wallet_address, u.avatar, u.level, u.level_icon, u.is_bot]);
+  const numbered = ctx.dialect === 'sqlite' && created.size > 0;
+  let next = numbered ? await drawUserNumbers(ctx, created.size) : 0;
+  const numberOf = (id: string) => (numbered && created.has(id) ? next++ : null);
+  const rows = users.map((u) => [
+    u.user_id,
+    u.name,
+    u.wallet_address,
+    u.avatar,
+    u.level,
+    u.level_icon,
+    u.is_bot,
+    numberOf(u.user_id),
+  ]);
   await run(ctx, upsert, [ctx.now, ctx.now, json(rows)]);
   await run(ctx, statsRows, [jsonList(users.map((u) => u.user_id))]);
+  const state = seen.of(ctx);
+  for (const u of users) state.known.add(u.user_id);
+  for (const id of created) state.created.add(id);
 }
 
 export interface WalletRow {
@@ -143,9 +203,11 @@ export const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
 
 /**
  * Set-based SQL for a table of pairs (two text columns, created_at, and a seq that follows the
- * order of insertion): follows, moment likes.
+ * order of insertion): follows, moment likes. `userSides` are the positions holding user ids: a
+ * pair naming a user this batch created exists only if the batch wrote it, which it remembers, so
+ * such pairs are not read.
  */
-export function pairTable(table: string, [a, b]: readonly [string, string]) {
+export function pairTable(table: string, [a, b]: readonly [string, string], userSides: readonly (0 | 1)[]) {
   const among = statement(
     (rows) => `SELECT ${a} AS a, ${b} AS b FROM ${table} WHERE (${a}, ${b}) IN
     (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
@@ -158,20 +220,36 @@ export function pairTable(table: string, [a, b]: readonly [string, string]) {
     (rows) => `DELETE FROM ${table} WHERE (${a}, ${b}) IN
     (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
   );
+  /** Per batch: the pairs it wrote, by pairKey, and whether they exist now. */
+  const written = new PerBatch(() => new Map<string, boolean>());
   return {
     /** Which of `pairs` exist, by pairKey. */
     existing: async (ctx: BatchContext, pairs: readonly Pair[]): Promise<Set<string>> => {
-      const rows = await run<{ a: string; b: string }>(ctx, among, [json(pairs)]);
-      return new Set(rows.map((r) => pairKey(r.a, r.b)));
+      const created = createdUsers(ctx);
+      const mine = written.of(ctx);
+      const found = new Set<string>();
+      const unread = pairs.filter((p) => {
+        if (!userSides.some((side) => created.has(p[side]))) return true;
+        const key = pairKey(p[0], p[1]);
+        if (mine.get(key) === true) found.add(key);
+        return false;
+      });
+      if (unread.length > 0) {
+        for (const r of await run<{ a: string; b: string }>(ctx, among, [json(unread)])) found.add(pairKey(r.a, r.b));
+      }
+      return found;
     },
     /** Inserts the new pairs in order (their seq follows it), then removes the others. */
     write: async (ctx: BatchContext, added: readonly Pair[], removed: readonly Pair[]): Promise<void> => {
       if (added.length > 0) await run(ctx, insert, [ctx.now, json(added)]);
       if (removed.length > 0) await run(ctx, remove, [json(removed)]);
+      const mine = written.of(ctx);
+      for (const p of added) mine.set(pairKey(p[0], p[1]), true);
+      for (const p of removed) mine.set(pairKey(p[0], p[1]), false);
     },
   };
 }
 
 export type Edge = readonly [follower: string, followed: string];
 
-export const follows = pairTable('follows', ['follower_id', 'followed_id']);
+export const follows = pairTable('follows', ['follower_id', 'followed_id'], [0, 1]);

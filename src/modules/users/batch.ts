@@ -35,6 +35,7 @@ export async function upsertUsersTogether(ctx: BatchContext, events: readonly Us
   const keyOf = (d: UserUpsert) => [d.chain_id ?? 1, d.wallet_address.toLowerCase()] as const;
   const userIds = new Set(events.map((d) => d.user_id));
   const users = new Map((await findUsers(ctx, userIds)).map((u) => [u.user_id, u]));
+  const found = new Set(users.keys());
   const loaded = await walletsAtOrOwnedBy(ctx, events.map(keyOf), userIds);
   const initial = new Map(loaded.map((w) => [walletKey(w.chain_id, w.address_norm), w]));
   const wallets = new Map(initial);
@@ -61,7 +62,8 @@ export async function upsertUsersTogether(ctx: BatchContext, events: readonly Us
     return undefined;
   });
 
-  await upsertUsers(ctx, [...written.values()]);
+  const created = new Set([...written.keys()].filter((id) => !found.has(id)));
+  await upsertUsers(ctx, [...written.values()], created);
   const removed = [...initial].filter(([k, w]) => !sameWallet(w, wallets.get(k))).map(([, w]) => w);
   const added = [...wallets].filter(([k, w]) => !sameWallet(w, initial.get(k))).map(([, w]) => w);
   await replaceWallets(ctx, removed, added);
