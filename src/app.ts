@@ -103,9 +103,11 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   });
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
-    // The query parser would keep a malformed escape or invalid UTF-8 as some other text.
-    const query = request.url.indexOf('?');
-    const malformed = query >= 0 && !decodesCleanly(request.url.slice(query + 1));
+    // The query parser would keep a malformed escape or invalid UTF-8 as some other text (only an
+    // escape can be either: the HTTP parser refuses raw bytes outside ASCII in the URL).
+    const { url } = request;
+    const query = url.indexOf('?');
+    const malformed = query >= 0 && url.includes('%', query) && !decodesCleanly(url.slice(query + 1));
     done(
       malformed
         ? new AppError(paramErrorFor(request.url), 'querystring: malformed percent-escape or invalid UTF-8')
@@ -113,14 +115,20 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     );
   });
 
+  // Query and path parameters are flat strings (fast-querystring, find-my-way), so only a body can
+  // nest, and they can hold U+0000 only as the escape %00 in the URL: the walks skip what cannot hit.
   app.addHook('preValidation', (request, _reply, done) => {
-    const { query, params, body } = request;
-    if (tooDeep(query) || tooDeep(params) || tooDeep(body)) {
-      done(new AppError(paramErrorFor(request.url), `input nests deeper than ${MAX_DEPTH} levels`));
+    const { body, url } = request;
+    if (body !== undefined && tooDeep(body)) {
+      done(new AppError(paramErrorFor(url), `input nests deeper than ${MAX_DEPTH} levels`));
       return;
     }
-    const refused = request.routeOptions.config.checksNul !== true && (hasNul(query) || hasNul(params) || hasNul(body));
-    done(refused ? new AppError(paramErrorFor(request.url), 'text must not contain U+0000') : undefined);
+    // routeOptions is built anew on each read: read only when there is something to refuse.
+    const refused =
+      ((url.includes('%00') && (hasNul(request.query) || hasNul(request.params))) ||
+        (body !== undefined && hasNul(body))) &&
+      request.routeOptions.config.checksNul !== true;
+    done(refused ? new AppError(paramErrorFor(url), 'text must not contain U+0000') : undefined);
   });
 
   // Long polls would hold a stopping server for up to 50 s.

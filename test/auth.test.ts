@@ -97,6 +97,16 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
 
   it('a signature that is not hex, or an app_id of another app, is a mismatch', async () => {
     assert.deepEqual((await info({ ...signed(), signature: 'zz' })).body, unauthorized('signature mismatch'));
+    // The right digest spoiled by one character that is not a hex digit, or followed by more text.
+    for (const spoil of [
+      (s: string) => `${s.slice(0, 39)}g`,
+      (s: string) => `g${s.slice(1)}`,
+      (s: string) => `${s}0`,
+    ]) {
+      const h = signed();
+      const r = await info({ ...h, signature: spoil(h.signature ?? '') });
+      assert.deepEqual(r.body, unauthorized('signature mismatch'));
+    }
     assert.deepEqual((await info({ ...signed(), app_id: 'app_other' })).body, unauthorized('signature mismatch'));
   });
 
