@@ -11,10 +11,10 @@ export const groupSendCase: BenchCase = {
   description: 'signed POST /openapi/messages/group/send (text, into the outbox) vs a bare route',
   targets: [
     bareTarget,
-    platformTarget('send', (info) => {
+    platformTarget('send', (info, run) => {
       let n = 0;
       return [
-        signedPost(info.bot, '/openapi/messages/group/send', () => ({
+        signedPost(info.bot, run, '/openapi/messages/group/send', () => ({
           group_id: info.botGroupId,
           object_name: 'text',
           content: `bench message ${n++}`,

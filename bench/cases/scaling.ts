@@ -30,7 +30,7 @@ const targets: Target[] = Object.entries(SIZES).flatMap(([size, likes]) =>
     label: `${endpoint}-${size}`,
     server: 'platform',
     params: { users: USERS, likes },
-    requests: (raw: unknown) => [signedGet((raw as PlatformInfo).creds, path(raw as PlatformInfo))],
+    requests: (raw: unknown, run) => [signedGet((raw as PlatformInfo).creds, run, path(raw as PlatformInfo))],
   })),
 );
 

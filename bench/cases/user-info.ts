@@ -8,14 +8,15 @@ const P99_MAX_MS = 15;
 
 export const userInfoCase: BenchCase = {
   name: 'user-info',
-  description: 'signed GET /openapi/user/info (fresh nonce + timestamp + SHA1 signature per request) vs a bare route',
+  description:
+    'signed GET /openapi/user/info (fresh nonce + timestamp + SHA1 signature per request, signed before the round) vs a bare route',
   targets: [
     bareTarget,
-    platformTarget('ours', (info) => {
+    platformTarget('ours', (info, run) => {
       let i = 0;
       const path = () =>
         `/openapi/user/info?user_id=${encodeURIComponent(info.userIds[i++ % info.userIds.length] ?? '')}`;
-      return [signedGet(info.creds, path)];
+      return [signedGet(info.creds, run, path)];
     }),
   ],
   checks(r: Record<string, TargetResult>): Check[] {

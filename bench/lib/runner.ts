@@ -23,6 +23,8 @@ interface Running {
 }
 
 async function measure(r: Running, s: RunSettings, durationS: number): Promise<Round> {
+  // Built before the CPU readings: what a target prepares in advance is not part of the load.
+  const requests = r.target.requests(r.server.info, { durationS });
   const cpuBefore = await r.server.cpuMicros();
   const loadBefore = process.cpuUsage();
   const supply = r.target.supply?.(r.server.info);
@@ -33,7 +35,7 @@ async function measure(r: Running, s: RunSettings, durationS: number): Promise<R
       : Math.max(s.connections, Math.floor((supply * durationS) / (s.warmupS + s.rounds * s.durationS)));
   const load = await runLoad({
     port: r.server.port,
-    requests: r.target.requests(r.server.info),
+    requests,
     connections: s.connections,
     durationS,
     ...(amount !== undefined ? { amount } : {}),

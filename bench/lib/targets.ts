@@ -2,7 +2,7 @@
 import type autocannon from 'autocannon';
 import { BARE_PATH } from '../servers/bare.js';
 import type { PlatformInfo } from '../servers/platform.js';
-import type { Round, Target, TargetResult } from './types.js';
+import type { LoadRun, Round, Target, TargetResult } from './types.js';
 
 /** GET on the bare Fastify route: the baseline. */
 export const bareTarget: Target = {
@@ -12,11 +12,14 @@ export const bareTarget: Target = {
 };
 
 /** Our application with 2000 users; `requests` gets the server's PlatformInfo. */
-export const platformTarget = (label: string, requests: (info: PlatformInfo) => autocannon.Request[]): Target => ({
+export const platformTarget = (
+  label: string,
+  requests: (info: PlatformInfo, run: LoadRun) => autocannon.Request[],
+): Target => ({
   label,
   server: 'platform',
   params: { users: 2000 },
-  requests: (raw) => requests(raw as PlatformInfo),
+  requests: (raw, run) => requests(raw as PlatformInfo, run),
 });
 
 /** The medians of target `label` and of the bare route, and req/s of `label` over the bare route's; none where either is missing. */

@@ -34,6 +34,11 @@ export interface ServerKind {
   start(params: Params): Promise<StartedServer>;
 }
 
+/** The load a Target's requests are for. */
+export interface LoadRun {
+  durationS: number;
+}
+
 /** One thing measured: a server and the requests sent to it. */
 export interface Target {
   /** Short label in tables and in `checks` (unique within its case). */
@@ -41,8 +46,12 @@ export interface Target {
   /** Name of a ServerKind. */
   server: string;
   params?: Params;
-  /** Runs in the load generator: the requests, built per request through `setupRequest`. */
-  requests(info: unknown): autocannon.Request[];
+  /**
+   * Runs in the load generator before each warm-up and round (outside its timing): the requests,
+   * built per request through `setupRequest`. `run` says how long the coming load lasts, for
+   * requests prepared in advance (lib/signing.ts).
+   */
+  requests(info: unknown, run: LoadRun): autocannon.Request[];
   /**
    * For requests that each use up something the server prepared (one-time tokens): how many there
    * are. The warm-up and each round then send a fixed share of them (autocannon `amount`, in
