@@ -1,6 +1,7 @@
 // Prometheus metrics: request counts and latency per route, error answers per surface and id,
 // operator events per type, and whether Redis answers.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { LatencyHistogram, type LatencySeries } from './latency.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,7 +14,7 @@ interface RouteTally {
   labels: { method: string; route: string; status: number };
   /** Requests not yet added to http_requests_total. */
   uncounted: number;
-  time: { observe(v: number): void };
+  time: LatencySeries;
 }
 
 export class Metrics {
@@ -32,12 +33,11 @@ export class Metrics {
       }
     },
   });
-  readonly latency = new Histogram({
+  readonly latency = new LatencyHistogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request latency by route',
-    labelNames: ['method', 'route'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
-    registers: [this.registry],
+    registry: this.registry,
   });
   readonly events = this.counter(
     'operator_events_total',
@@ -103,7 +103,7 @@ export class Metrics {
   }
 
   // Per (method, route, status): prom-client hashes the labels on every call, so requests are
-  // counted here and handed to it when read; the latency child is looked up once.
+  // counted here and handed to it when read; the route's latency series is looked up once.
   private readonly perRoute = new Map<string, RouteTally>();
 
   /** Counts one answered request under its route pattern (never the raw URL: ids would explode the label set). */
@@ -111,7 +111,7 @@ export class Metrics {
     const key = `${method} ${route} ${status}`;
     let tally = this.perRoute.get(key);
     if (tally === undefined) {
-      tally = { labels: { method, route, status }, uncounted: 0, time: this.latency.labels(method, route) };
+      tally = { labels: { method, route, status }, uncounted: 0, time: this.latency.seriesOf(method, route) };
       this.perRoute.set(key, tally);
     }
     tally.uncounted++;
