@@ -13,10 +13,9 @@ export const userInfoCase: BenchCase = {
   targets: [
     bareTarget,
     platformTarget('ours', (info, run) => {
+      const paths = info.userIds.map((id) => `/openapi/user/info?user_id=${encodeURIComponent(id)}`);
       let i = 0;
-      const path = () =>
-        `/openapi/user/info?user_id=${encodeURIComponent(info.userIds[i++ % info.userIds.length] ?? '')}`;
-      return [signedGet(info.creds, run, path)];
+      return [signedGet(info.creds, run, () => paths[i++ % paths.length] ?? '')];
     }),
   ],
   checks(r: Record<string, TargetResult>): Check[] {
