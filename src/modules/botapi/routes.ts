@@ -1,6 +1,6 @@
 // The bot methods (decisions.md section 2) at POST /openapi/bot/<method>. Parameters come as a
 // form, JSON or query string; every answer is the {ok, result, ...} envelope, errors with HTTP 200.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
@@ -118,17 +118,19 @@ export function botApiRoutes(app: App, s: Services): void {
   app.post(
     '/openapi/bot/getUpdates',
     method('Updates waiting for the bot (long polling)', Type.Array(UpdateSchema), GetUpdatesParams),
-    // Not awaited here: no suspended frame of the handler's own while the poll is held.
-    async (request) => {
+    // Answered by reply.send, not by a returned promise: nothing of the handler's (no promise
+    // chain, no suspended frame) is kept while the poll is held.
+    (request, reply) => {
       const p = pollParams(request);
-      return s.delivery
-        .getUpdates(bot(request).botId, {
-          offset: p.offset,
-          limit: p.limit,
-          timeout: p.timeout,
-          allowedUpdates: p.allowed_updates,
-        })
-        .then(done);
+      // Its untyped view: an error is sent as a thrown one would be, to the error handler.
+      const untyped: FastifyReply = reply;
+      s.delivery.poll(
+        bot(request).botId,
+        { offset: p.offset, limit: p.limit, timeout: p.timeout, allowedUpdates: p.allowed_updates },
+        (result) => {
+          void untyped.send('error' in result ? result.error : done(result.updates));
+        },
+      );
     },
   );
 

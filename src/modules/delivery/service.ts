@@ -25,16 +25,26 @@ const WEBHOOK_KEY_PREFIX = 'webhook:';
 
 type Outcome = 'update' | 'timeout' | 'terminated';
 
-/** One long poll waiting for a bot's next Update. */
+/** A getUpdates's answer: the Updates it sends, or the error it ends with. */
+export type PollResult = { updates: UpdateObject[] } | { error: unknown };
+
+/**
+ * One getUpdates, from its claim to its answer. While held it is all that is kept of the poll (with
+ * its timer and `answer`): no promise chain or suspended frame, as a held poll counts 10,000 times.
+ */
 interface Waiter {
+  botId: string;
   pollId: string;
+  offset: number;
+  limit: number;
+  allowedUpdates: readonly string[] | undefined;
+  answer: (result: PollResult) => void;
   woken: boolean;
   /** Another getUpdates (or a webhook) took over: this poll answers 409. */
   terminated: boolean;
   /** Its own announcement has come back over the bus: polls announced after that are newer. */
   announced: boolean;
-  /** The held poll's promise resolver and its timeout, while it waits (no closures of its own). */
-  settle?: (o: Outcome) => void;
+  /** Its timeout, while it is held. */
   timer?: NodeJS.Timeout;
 }
 
@@ -116,17 +126,33 @@ export class DeliveryService {
     this.settle(waiter, outcome);
   }
 
+  /** Resumes a held poll (once: its timer is cleared); one still being opened sees `woken` instead. */
   private settle(waiter: Waiter, outcome: Outcome): void {
+    if (waiter.timer === undefined) return;
     clearTimeout(waiter.timer);
-    waiter.settle?.(outcome);
+    waiter.timer = undefined;
+    void this.resume(waiter, outcome);
+  }
+
+  private readonly expire = (waiter: Waiter): void => {
+    this.settle(waiter, 'timeout');
+  };
+
+  /** Holds the poll until it is woken, ended or timed out; false when it was woken already. */
+  private wait(waiter: Waiter, ms: number): boolean {
+    if (waiter.woken) return false;
+    waiter.timer = setTimeout(this.expire, ms, waiter);
+    return true;
   }
 
   /** Ends any other poll of the bot (here and elsewhere) and registers this one. */
-  private claim(botId: string): Waiter {
+  private claim(botId: string, p: Pick<Waiter, 'offset' | 'limit' | 'allowedUpdates' | 'answer'>): Waiter {
     const previous = this.waiters.get(botId);
     if (previous !== undefined) this.end(botId, previous, 'terminated');
     const waiter: Waiter = {
+      botId,
       pollId: randomBytes(8).toString('hex'),
+      ...p,
       woken: false,
       terminated: false,
       announced: false,
@@ -136,48 +162,81 @@ export class DeliveryService {
     return waiter;
   }
 
-  private wait(waiter: Waiter, ms: number): Promise<Outcome> {
-    if (waiter.woken) return Promise.resolve('update');
-    // The resolver itself is kept (a held poll's memory counts 10,000 times).
-    return new Promise((resolve) => {
-      waiter.settle = resolve;
-      waiter.timer = setTimeout(resolve, ms, 'timeout');
+  /** getUpdates for callers that hold no poll of their own (the Telegram surface, tests). */
+  async getUpdates(botId: string, p: PollParams): Promise<UpdateObject[]> {
+    const result = await new Promise<PollResult>((resolve) => {
+      this.poll(botId, p, resolve);
     });
+    if ('error' in result) throw result.error;
+    return result.updates;
   }
 
-  async getUpdates(botId: string, p: PollParams): Promise<UpdateObject[]> {
-    const bot = await findBot(this.db.k, botId);
-    if (bot === undefined) throw new AppError(Errors.unknownBot);
-    if (bot.webhook_url !== null) throw new AppError(Errors.webhookActive);
-    const limit = Math.min(Math.max(p.limit ?? MAX_LIMIT, 1), MAX_LIMIT);
-    const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
-    const offset = p.offset ?? 0;
-    // Registered before the first read, so an Update committed in between still wakes this poll.
-    const waiter = this.claim(botId);
+  /**
+   * getUpdates: `answer` is called once, with the Updates or the error. A poll with nothing
+   * pending waits up to its timeout for one, held as its Waiter alone.
+   */
+  poll(botId: string, p: PollParams, answer: (result: PollResult) => void): void {
+    void this.open(botId, p, answer);
+  }
+
+  private async open(botId: string, p: PollParams, answer: (result: PollResult) => void): Promise<void> {
+    let waiter: Waiter | undefined;
+    let result: PollResult;
     try {
+      const bot = await findBot(this.db.k, botId);
+      if (bot === undefined) throw new AppError(Errors.unknownBot);
+      if (bot.webhook_url !== null) throw new AppError(Errors.webhookActive);
+      const limit = Math.min(Math.max(p.limit ?? MAX_LIMIT, 1), MAX_LIMIT);
+      const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
+      const offset = p.offset ?? 0;
+      // Registered before the first read, so an Update committed in between still wakes this poll.
+      waiter = this.claim(botId, { offset, limit, allowedUpdates: p.allowedUpdates, answer });
       if (offset > 0) await repo.confirmBelow(this.db.k, botId, offset);
       let rows = await this.read(botId, offset, limit);
       if (rows.length === 0 && timeoutMs > 0) {
-        const outcome = await this.wait(waiter, timeoutMs);
-        if (outcome === 'terminated') throw new AppError(Errors.pollTerminated);
-        if (outcome === 'update') rows = await this.read(botId, offset, limit);
+        if (this.wait(waiter, timeoutMs)) return;
+        rows = await this.read(botId, offset, limit);
       }
-      if (waiter.terminated) throw new AppError(Errors.pollTerminated);
-      const updates = rows.map((r) => ({ id: r.update_id, update: parseStored(r.payload).update }));
-      const wanted = p.allowedUpdates;
-      const sent = wanted === undefined ? updates : updates.filter((u) => wanted.some((kind) => kind in u.update));
-      // Without an offset, what is sent counts as confirmed (clients that never advance it);
-      // kinds the bot does not want are confirmed either way.
-      const confirmed = offset === 0 ? updates : updates.filter((u) => !sent.includes(u));
-      await repo.deleteUpdates(
-        this.db.k,
-        botId,
-        confirmed.map((u) => u.id),
-      );
-      return sent.map((u) => u.update);
-    } finally {
-      if (this.waiters.get(botId) === waiter) this.waiters.delete(botId);
+      result = { updates: await this.respond(waiter, rows) };
+    } catch (error) {
+      result = { error };
     }
+    if (waiter !== undefined) this.release(waiter);
+    answer(result);
+  }
+
+  private async resume(waiter: Waiter, outcome: Outcome): Promise<void> {
+    let result: PollResult;
+    try {
+      if (outcome === 'terminated') throw new AppError(Errors.pollTerminated);
+      const rows = outcome === 'update' ? await this.read(waiter.botId, waiter.offset, waiter.limit) : [];
+      result = { updates: await this.respond(waiter, rows) };
+    } catch (error) {
+      result = { error };
+    }
+    this.release(waiter);
+    waiter.answer(result);
+  }
+
+  /** The Updates a poll sends from the rows it read, confirming what it may. */
+  private async respond(waiter: Waiter, rows: { update_id: number; payload: string }[]): Promise<UpdateObject[]> {
+    if (waiter.terminated) throw new AppError(Errors.pollTerminated);
+    const updates = rows.map((r) => ({ id: r.update_id, update: parseStored(r.payload).update }));
+    const wanted = waiter.allowedUpdates;
+    const sent = wanted === undefined ? updates : updates.filter((u) => wanted.some((kind) => kind in u.update));
+    // Without an offset, what is sent counts as confirmed (clients that never advance it);
+    // kinds the bot does not want are confirmed either way.
+    const confirmed = waiter.offset === 0 ? updates : updates.filter((u) => !sent.includes(u));
+    await repo.deleteUpdates(
+      this.db.k,
+      waiter.botId,
+      confirmed.map((u) => u.id),
+    );
+    return sent.map((u) => u.update);
+  }
+
+  private release(waiter: Waiter): void {
+    if (this.waiters.get(waiter.botId) === waiter) this.waiters.delete(waiter.botId);
   }
 
   private read(botId: string, offset: number, limit: number) {
