@@ -68,6 +68,14 @@ function openSqlite(path: string): Db {
   // cache grows only with the pages actually read, so a small store stays small.
   sqlite.pragma('cache_size = -16384');
   sqlite.pragma('wal_autocheckpoint = 16000');
+  // A statement that writes many rows inside a transaction (every set-based statement of an event
+  // batch) keeps the original of each page it changes in a statement journal, so that it can be
+  // undone alone; past 64 KB that journal is a temporary file, one write per page (the ingest
+  // bench's like insert touches ~500 pages). In memory it costs ~1.8 ms less CPU per 1,000 events,
+  // and the journal is freed when the statement ends. Sorts that need temporary storage stay in
+  // memory too: the application's queries are indexed, a migration building an index on a very
+  // large table would sort it in memory.
+  sqlite.pragma('temp_store = MEMORY');
   // An in-memory database exists on one connection only; it reads through the writer.
   const reader = memory ? sqlite : new SQLite(path, { readonly: true, fileMustExist: true });
   if (!memory) reader.pragma('busy_timeout = 5000');
