@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
 import type { BatchContext } from './define.js';
 import { json, jsonList, run, statement } from './rows.js';
@@ -34,16 +34,29 @@ export async function recordOutcome(
 const claimAll = statement(
   (rows) => `INSERT INTO processed_events (event_id, type, status, reason, processed_at)
     SELECT r.id, r.type, 'applied', NULL, ? FROM ${rows({ id: 'text', type: 'text' })} AS r WHERE true
-    ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+    ON CONFLICT (event_id) DO NOTHING`,
 );
+/** PostgreSQL names the ids it claimed; concurrent batches may claim some of the same ids. */
+const claimAllNaming = `${claimAll.postgres} RETURNING event_id`;
+/** SQLite's single writer: the rows it just inserted are the last ones by rowid. */
+const lastClaimed = `SELECT event_id FROM processed_events ORDER BY rowid DESC LIMIT ?`;
 
 /** Claims every id of the batch at once (an id given twice, once); answers the ids claimed now. */
 export async function claimEvents(
   ctx: BatchContext,
   events: readonly { id: string; type: string }[],
 ): Promise<Set<string>> {
-  const rows = await run<{ event_id: string }>(ctx, claimAll, [ctx.now, json(events.map((e) => [e.id, e.type]))]);
-  return new Set(rows.map((r) => r.event_id));
+  const params = [ctx.now, json(events.map((e) => [e.id, e.type]))];
+  const query = <R>(text: string, values: readonly unknown[]) =>
+    ctx.tx.executeQuery<R>(CompiledQuery.raw(text, [...values]));
+  if (ctx.dialect === 'postgres') {
+    return new Set((await query<{ event_id: string }>(claimAllNaming, params)).rows.map((r) => r.event_id));
+  }
+  const ids = new Set(events.map((e) => e.id));
+  const claimed = Number((await query(claimAll.sqlite, params)).numAffectedRows ?? 0);
+  // Usually every id is new: then the ids need not come back from the store.
+  if (claimed === ids.size) return ids;
+  return new Set((await query<{ event_id: string }>(lastClaimed, [claimed])).rows.map((r) => r.event_id));
 }
 
 const statusesOf = statement(
