@@ -39,24 +39,46 @@ export class PerBatch<T> {
 /** A refusal reason (`unknown_user`, ...); undefined when the event was applied. */
 export type Outcome = string | undefined;
 
+/** The step that applies one event inside the batch's transaction. */
+export type ApplyStep = (ctx: EventContext) => Promise<Outcome>;
+
+/** An event whose data fits its handler's schema (checked once, by `EventHandler.check`). */
+export interface CheckedEvent {
+  /**
+   * True for an event that applies on its own (through `prepare`): every event of a type without
+   * `batch`, and those of a batched type that its `alone` picks, which end the run before them.
+   */
+  readonly alone: boolean;
+  /**
+   * Does the event's slow outside work (DNS lookups) before the batch's transaction opens, and
+   * answers the step that applies it inside. Only events that apply on their own need it.
+   */
+  prepare(): Promise<ApplyStep>;
+}
+
 export interface EventHandler {
   readonly type: string;
   readonly schema: TSchema;
-  /** Undefined when `data` fits the schema, else "field: rule". */
-  problem(data: unknown): string | undefined;
+  /** The event when `data` fits the schema, else "field: rule". */
+  check(data: unknown): CheckedEvent | string;
   /**
-   * Does the event's slow outside work (DNS lookups) before the batch's transaction opens, and
-   * answers the step that applies it inside. `data` must have passed `problem`.
-   */
-  prepare(data: unknown): Promise<(ctx: EventContext) => Promise<Outcome>>;
-  /**
-   * Applies a run of consecutive events of this type (data that passed `problem`) together, with
-   * exactly the outcomes, rows and touched keys of their `prepare` steps applied one after another.
+   * Applies a run of consecutive events this handler checked, together, with exactly the outcomes,
+   * rows and touched keys of their `prepare` steps applied one after another.
    * Absent: the pipeline applies each event on its own.
    */
-  readonly batch?: (ctx: BatchContext, data: readonly unknown[]) => Promise<Outcome[]>;
-  /** True for an event of a batched type that still applies on its own (through `prepare`), ending the run before it. */
-  readonly alone?: (data: unknown) => boolean;
+  readonly batch?: (ctx: BatchContext, events: readonly CheckedEvent[]) => Promise<Outcome[]>;
+}
+
+/** The step of one event: what `prepare` finds outside the transaction is handed to `apply`. */
+function stepOf<D, P>(
+  apply: (ctx: EventContext, data: D, prepared: P | undefined) => Promise<Outcome>,
+  prepare: ((data: D) => Promise<P>) | undefined,
+  data: D,
+): () => Promise<ApplyStep> {
+  return async () => {
+    const prepared = prepare === undefined ? undefined : await prepare(data);
+    return (ctx) => apply(ctx, data, prepared);
+  };
 }
 
 /**
@@ -73,13 +95,9 @@ export function defineEvent<S extends TSchema, P = undefined>(
   return {
     type,
     schema,
-    problem(data) {
-      return validator.Check(data) ? undefined : describeValidation('data', validator.Errors(data));
-    },
-    async prepare(data) {
-      if (!validator.Check(data)) throw new Error(`event ${type} applied without validation`);
-      const prepared = prepare === undefined ? undefined : await prepare(data);
-      return (ctx) => apply(ctx, data, prepared);
+    check(data) {
+      if (!validator.Check(data)) return describeValidation('data', validator.Errors(data));
+      return { alone: true, prepare: stepOf(apply, prepare, data) };
     },
   };
 }
@@ -96,13 +114,25 @@ export function defineBatchedEvent<S extends TSchema, P = undefined>(
   single?: { prepare: (data: Static<S>) => Promise<P>; alone: (data: Static<S>) => boolean },
 ): EventHandler {
   const validator = Compile(schema);
-  const checked = (data: unknown): Static<S> => {
-    if (!validator.Check(data)) throw new Error(`event ${type} applied without validation`);
+  /** The checked data of each event this handler checked, for its runs. */
+  const checked = new WeakMap<CheckedEvent, Static<S>>();
+  const dataOf = (event: CheckedEvent): Static<S> => {
+    const data = checked.get(event);
+    if (data === undefined) throw new Error(`event ${type} applied without validation`);
     return data;
   };
   return {
-    ...defineEvent(type, schema, apply, single?.prepare),
-    batch: (ctx, data) => batch(ctx, data.map(checked)),
-    ...(single === undefined ? {} : { alone: (data: unknown) => single.alone(checked(data)) }),
+    type,
+    schema,
+    check(data) {
+      if (!validator.Check(data)) return describeValidation('data', validator.Errors(data));
+      const event: CheckedEvent = {
+        alone: single?.alone(data) ?? false,
+        prepare: stepOf(apply, single?.prepare, data),
+      };
+      checked.set(event, data);
+      return event;
+    },
+    batch: (ctx, events) => batch(ctx, events.map(dataOf)),
   };
 }

@@ -2,7 +2,7 @@
 // one statement, the statuses of ids seen before read in one query, then runs of consecutive events
 // of one type applied together by their handler's `batch` (other types one at a time), and the
 // outcomes that differ from the claim ('applied') written in one statement at the end.
-import type { BatchContext, EventHandler, Outcome } from './define.js';
+import type { BatchContext, CheckedEvent, EventHandler, Outcome } from './define.js';
 import * as repo from './repo.js';
 import type { Applied, EventResult, Step } from './steps.js';
 
@@ -33,16 +33,16 @@ export async function applySetBased(ctx: BatchContext, steps: readonly Step[]): 
     handler: EventHandler;
     batch: NonNullable<EventHandler['batch']>;
     at: number[];
+    events: CheckedEvent[];
     fresh: boolean[];
     ids: Set<string>;
   }
   let run: Run | undefined;
   const flush = async (): Promise<void> => {
     if (run === undefined) return;
-    const { batch, at, fresh } = run;
+    const { batch, at, events, fresh } = run;
     run = undefined;
-    const data = at.map((i) => steps[i]?.event.data);
-    const reasons = await batch(ctx, data);
+    const reasons = await batch(ctx, events);
     at.forEach((index, k) => {
       settle(index, fresh[k] ?? false, reasons[k]);
     });
@@ -58,15 +58,17 @@ export async function applySetBased(ctx: BatchContext, steps: readonly Step[]): 
       results[index] = { kind: 'duplicate' };
       continue;
     }
-    const { handler } = step;
-    const batch = handler.alone?.(step.event.data) === true ? undefined : handler.batch;
-    if (run !== undefined && (run.handler !== handler || batch === undefined)) await flush();
-    if (batch === undefined) {
-      settle(index, fresh, await step.apply({ ...ctx, eventId: id }));
+    const { handler, apply } = step;
+    if (run !== undefined && (run.handler !== handler || apply !== undefined)) await flush();
+    if (apply !== undefined) {
+      settle(index, fresh, await apply({ ...ctx, eventId: id }));
       continue;
     }
-    run ??= { handler, batch, at: [], fresh: [], ids: new Set() };
+    const { batch } = handler;
+    if (batch === undefined) throw new Error(`event ${id} has neither a prepared step nor a run`);
+    run ??= { handler, batch, at: [], events: [], fresh: [], ids: new Set() };
     run.at.push(index);
+    run.events.push(step.checked);
     run.fresh.push(fresh);
     run.ids.add(id);
   }

@@ -14,6 +14,7 @@ export async function applyOneByOne(ctx: BatchContext, steps: readonly Step[]): 
       outcomes.push({ kind: 'duplicate' });
       continue;
     }
+    if (apply === undefined) throw new Error(`event ${e.id} has no prepared step`);
     const reason = await apply({ ...ctx, eventId: e.id });
     if (reason !== undefined || !fresh) await repo.recordOutcome(tx, e.id, reason ?? null, now);
     outcomes.push(reason === undefined ? { kind: 'applied' } : { kind: 'refused', reason });

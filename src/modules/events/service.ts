@@ -52,7 +52,7 @@ export class EventsService {
   }
 
   /** Checks every event (envelope, then data) before anything applies; the first bad one is named by index. */
-  private validate(events: readonly unknown[]): { event: IncomingEvent; handler: EventHandler }[] {
+  private validate(events: readonly unknown[]): Omit<Step, 'apply'>[] {
     return events.map((e, index) => {
       const invalid = (message: string) => new AppError(Errors.invalidEvent, message, { index });
       if (!Envelope.Check(e)) throw invalid(envelopeProblem(e));
@@ -60,9 +60,9 @@ export class EventsService {
       if (hasNul(event)) throw invalid('text must not contain U+0000');
       const handler = this.handlers.get(event.type);
       if (handler === undefined) throw invalid(`unknown event type "${event.type}"`);
-      const problem = handler.problem(event.data);
-      if (problem !== undefined) throw invalid(`${event.type}: ${problem}`);
-      return { event, handler };
+      const checked = handler.check(event.data);
+      if (typeof checked === 'string') throw invalid(`${event.type}: ${checked}`);
+      return { event, handler, checked };
     });
   }
 
@@ -74,9 +74,11 @@ export class EventsService {
   /** Applies the batch the way `mode` says; answers the result and the cache keys it touched (announced after commit). */
   async apply(received: readonly unknown[], mode: ApplyMode): Promise<{ result: BatchResult; touched: string[] }> {
     const checked = this.validate(received);
-    const steps: Step[] = await Promise.all(
-      checked.map(async ({ event, handler }) => ({ event, handler, apply: await handler.prepare(event.data) })),
-    );
+    // Only an event that applies on its own needs its step before the transaction; one by one, every one does.
+    const own = (c: Omit<Step, 'apply'>) => mode === 'one-by-one' || c.checked.alone;
+    const prepared = await Promise.all(checked.filter(own).map((c) => c.checked.prepare()));
+    let next = 0;
+    const steps: Step[] = checked.map((c) => ({ ...c, apply: own(c) ? prepared[next++] : undefined }));
     const applyAll = mode === 'set-based' ? applySetBased : applyOneByOne;
     const { result: outcomes, touched } = await this.work.runTouching((w) =>
       applyAll({ ...w, dialect: this.db.dialect }, steps),

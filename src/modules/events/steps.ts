@@ -1,5 +1,5 @@
 // What the two ways of applying a batch (pipeline.ts, reference.ts) take and give.
-import type { EventContext, EventHandler, Outcome } from './define.js';
+import type { ApplyStep, CheckedEvent, EventHandler } from './define.js';
 
 export interface IncomingEvent {
   id: string;
@@ -7,11 +7,15 @@ export interface IncomingEvent {
   data: unknown;
 }
 
-/** A validated event, its handler, and its step prepared outside the transaction. */
+/**
+ * A validated event and its handler; `apply` is its step, prepared outside the transaction, when
+ * it applies on its own, and undefined when it applies in a run of its type (handler.batch).
+ */
 export interface Step {
   readonly event: IncomingEvent;
   readonly handler: EventHandler;
-  readonly apply: (ctx: EventContext) => Promise<Outcome>;
+  readonly checked: CheckedEvent;
+  readonly apply: ApplyStep | undefined;
 }
 
 export type EventResult = { kind: 'applied' } | { kind: 'duplicate' } | { kind: 'refused'; reason: string };
