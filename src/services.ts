@@ -19,7 +19,7 @@ import { EventsService } from './modules/events/index.js';
 import { groupEvents, groupReads, GroupsService } from './modules/groups/index.js';
 import { momentEvents, momentReads, MomentsService } from './modules/moments/index.js';
 import { OutboxService } from './modules/outbox/index.js';
-import { pointEvents, PointsService } from './modules/points/index.js';
+import { Ledger, pointEvents, PointsService } from './modules/points/index.js';
 import { SessionsService } from './modules/sessions/index.js';
 import { userEvents, userReads, UsersService } from './modules/users/index.js';
 import { MessagingService } from './modules/messaging/index.js';
@@ -61,6 +61,7 @@ export function createServices(deps: ServiceDeps) {
 
   const work = new UnitOfWork(db, clock, invalidations);
   const readsOfUsers = userReads(db);
+  const ledger = new Ledger(db);
   const oauth = new OAuthService(db, work, clock, box, new AccessTokens(deps.encryptionKey), config);
   const delivery = new DeliveryService(db, work, clock, box, shared.bus, invalidations, config);
   metrics.trackLongPolls(() => delivery.polling);
@@ -77,7 +78,7 @@ export function createServices(deps: ServiceDeps) {
       ...groupEvents,
       ...momentEvents,
       ...activityEvents,
-      ...pointEvents,
+      ...pointEvents(ledger),
       ...botEvents,
       ...chatEvents(assistant),
     ],
@@ -113,7 +114,7 @@ export function createServices(deps: ServiceDeps) {
     delivery,
     dispatcher: new WebhookDispatcher(db, work, clock, box, metrics, config, invalidations),
     oauth,
-    payments: new PaymentsService(db, work, clock, oauth, config),
+    payments: new PaymentsService(db, work, clock, oauth, ledger, config),
     messaging: new MessagingService(db, work, clock, shared.limiter, config, readsOfUsers, invalidations),
     playground: new PlaygroundService(db, events),
     console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),

@@ -9,7 +9,7 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
 import { toCents } from '../../lib/money.js';
 import type { AppRef, OAuthService } from '../oauth/index.js';
-import { post, userAccount } from '../points/index.js';
+import { userAccount, type Ledger } from '../points/index.js';
 import { usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 import type { TransferResult } from './schema.js';
@@ -31,13 +31,18 @@ const refusal = (d: ErrorDef): AppError => new AppError(d, undefined, { source: 
 const isInsufficient = (e: unknown): e is AppError => e instanceof AppError && e.def === Errors.balanceInsufficient;
 
 export class PaymentsService {
+  private readonly orders: repo.OrderStatements;
+
   constructor(
     private readonly db: Db,
     private readonly work: UnitOfWork,
     private readonly clock: Clock,
     private readonly oauth: OAuthService,
+    private readonly ledger: Ledger,
     private readonly config: Pick<Config, 'paymentTokenTtlS'>,
-  ) {}
+  ) {
+    this.orders = repo.orderStatements(db);
+  }
 
   /**
    * Checks a payment request as the authorize page receives it; returns it in hundredths. With
@@ -103,7 +108,7 @@ export class PaymentsService {
     serial_id: string;
   }): Promise<TransferResult> {
     if ((await this.oauth.checkApp(p.app_id, p.app_secret)) === undefined) throw refusal(Errors.paymentAppInvalid);
-    const order = await repo.findOrder(this.db.k, p.serial_id);
+    const order = await this.orders.find.first([p.serial_id]);
     if (order?.app_id !== p.app_id || order.token_hash !== sha256Hex(p.access_token)) {
       throw refusal(Errors.paymentTokenMismatch);
     }
@@ -113,9 +118,9 @@ export class PaymentsService {
     try {
       await this.work.run(async ({ tx, now }) => {
         // Claiming the order first: of two racing requests for one serial, one moves the points.
-        const claimed = await repo.settleOrder(tx, order.serial_id, 'completed', '1', now);
-        if (!claimed) throw refusal(Errors.transferRepeated);
-        const moved = await post(
+        const claimed = await this.orders.settle.run(tx, ['completed', '1', now, order.serial_id]);
+        if (Number(claimed.numAffectedRows ?? 0) === 0) throw refusal(Errors.transferRepeated);
+        const moved = await this.ledger.post(
           tx,
           {
             kind: 'transfer',
@@ -132,7 +137,7 @@ export class PaymentsService {
     } catch (e) {
       if (!isInsufficient(e)) throw e;
       const { paymentCode } = Errors.balanceInsufficient;
-      await this.work.run(({ tx, now }) => repo.settleOrder(tx, order.serial_id, 'failed', paymentCode, now));
+      await this.work.run(({ tx, now }) => this.orders.settle.run(tx, ['failed', paymentCode, now, order.serial_id]));
       throw e;
     }
     return { code: '1', msg: 'success', source: SOURCE };

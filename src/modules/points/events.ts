@@ -3,9 +3,9 @@ import { toCents } from '../../lib/money.js';
 import { Amount, Id } from '../../lib/schemas.js';
 import { defineEvent } from '../events/index.js';
 import { usersExist } from '../users/index.js';
-import { ISSUANCE_ACCOUNT, post, userAccount } from './repo.js';
+import { ISSUANCE_ACCOUNT, userAccount, type Ledger } from './repo.js';
 
-export const pointEvents = [
+export const pointEvents = (ledger: Ledger) => [
   defineEvent(
     'points.credited',
     Type.Object({ user_id: Id, amount: Amount }, { additionalProperties: false }),
@@ -13,7 +13,7 @@ export const pointEvents = [
       const cents = toCents(d.amount);
       if (cents === undefined || cents <= 0) return 'invalid_amount';
       if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
-      await post(
+      await ledger.post(
         tx,
         {
           kind: 'credit',

@@ -1,19 +1,13 @@
 // A double-entry ledger in integer hundredths. Every transaction's entries sum to zero; the
 // issuance account is the only one allowed below zero (it is where credited points come from).
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Db } from '../../db/connect.js';
+import { arg, numArg, prepare, typedArg } from '../../db/prepared.js';
 import type { DB, LedgerTransactionsTable } from '../../db/types.js';
 import { newId } from '../../lib/ids.js';
 
 export const ISSUANCE_ACCOUNT = 'issuance';
 export const userAccount = (userId: string): string => `user:${userId}`;
-
-async function ensureAccount(tx: Kysely<DB>, accountId: string, userId: string | null, now: number): Promise<void> {
-  await tx
-    .insertInto('ledger_accounts')
-    .values({ account_id: accountId, kind: userId === null ? 'issuance' : 'user', user_id: userId, updated_at: now })
-    .onConflict((oc) => oc.column('account_id').doNothing())
-    .execute();
-}
 
 export interface Posting {
   kind: LedgerTransactionsTable['kind'];
@@ -24,44 +18,87 @@ export interface Posting {
   cents: number;
 }
 
-/**
- * Moves `cents` in one balanced transaction. Returns false (and changes nothing) when a user
- * account lacks the funds: the guarded decrement makes that check atomic under concurrency.
- */
-export async function post(tx: Kysely<DB>, p: Posting, now: number): Promise<boolean> {
-  if (!Number.isSafeInteger(p.cents) || p.cents <= 0) throw new Error('ledger amounts are positive whole hundredths');
-  // A user account that does not exist holds nothing: the guarded debit below refuses it, so only
-  // the issuance account (which may go negative) and the destination need creating.
-  if (p.from.userId === null) await ensureAccount(tx, p.from.account, null, now);
-  await ensureAccount(tx, p.to.account, p.to.userId, now);
-  // Bound as bigint: better-sqlite3 binds a number as a double, which turns the arithmetic on a
-  // balance past 2^53 hundredths into floating point and loses a cent.
-  const cents = BigInt(p.cents);
-  const debit = await tx
-    .updateTable('ledger_accounts')
-    .set({ balance_cents: sql`balance_cents - ${cents}`, updated_at: now })
-    .where('account_id', '=', p.from.account)
-    .where(sql<boolean>`(kind = 'issuance' or balance_cents >= ${cents})`)
-    .executeTakeFirst();
-  if (Number(debit.numUpdatedRows) === 0) return false;
-  await tx
-    .updateTable('ledger_accounts')
-    .set({ balance_cents: sql`balance_cents + ${cents}`, updated_at: now })
-    .where('account_id', '=', p.to.account)
-    .execute();
-  const txnId = newId('txn');
-  await tx
-    .insertInto('ledger_transactions')
-    .values({ txn_id: txnId, kind: p.kind, reference: p.reference, created_at: now })
-    .execute();
-  await tx
-    .insertInto('ledger_entries')
-    .values([
-      { txn_id: txnId, account_id: p.from.account, amount_cents: -p.cents, created_at: now },
-      { txn_id: txnId, account_id: p.to.account, amount_cents: p.cents, created_at: now },
-    ])
-    .execute();
-  return true;
+/** The statements of a posting, compiled once (a transfer runs them all on the hot path). */
+function postingStatements(db: Db) {
+  const k = db.k;
+  // Amounts are bound as bigint: better-sqlite3 binds a number as a double, which turns the
+  // arithmetic on a balance past 2^53 hundredths into floating point and loses a cent.
+  const cents = typedArg<bigint>(0);
+  return {
+    /** Arguments: account id, kind, user id (null for issuance), now. */
+    ensureAccount: prepare(
+      db,
+      k
+        .insertInto('ledger_accounts')
+        .values({ account_id: arg(0), kind: typedArg<'user' | 'issuance'>(1), user_id: arg(2), updated_at: numArg(3) })
+        .onConflict((oc) => oc.column('account_id').doNothing()),
+    ),
+    /** Arguments: cents, now, account id. Refuses (no row) a user account without the funds. */
+    debit: prepare(
+      db,
+      k
+        .updateTable('ledger_accounts')
+        .set({ balance_cents: sql`balance_cents - ${cents}`, updated_at: numArg(1) })
+        .where('account_id', '=', arg(2))
+        .where(sql<boolean>`(kind = 'issuance' or balance_cents >= ${cents})`),
+    ),
+    /** Arguments: cents, now, account id. */
+    credit: prepare(
+      db,
+      k
+        .updateTable('ledger_accounts')
+        .set({ balance_cents: sql`balance_cents + ${cents}`, updated_at: numArg(1) })
+        .where('account_id', '=', arg(2)),
+    ),
+    /** Arguments: txn id, kind, reference, now. */
+    transaction: prepare(
+      db,
+      k.insertInto('ledger_transactions').values({
+        txn_id: arg(0),
+        kind: typedArg<LedgerTransactionsTable['kind']>(1),
+        reference: arg(2),
+        created_at: numArg(3),
+      }),
+    ),
+    /** Arguments: txn id, now, from account, -cents, to account, cents. */
+    entries: prepare(
+      db,
+      k.insertInto('ledger_entries').values([
+        { txn_id: arg(0), account_id: arg(2), amount_cents: numArg(3), created_at: numArg(1) },
+        { txn_id: arg(0), account_id: arg(4), amount_cents: numArg(5), created_at: numArg(1) },
+      ]),
+    ),
+  };
+}
+
+/** Writes postings into the double-entry ledger, inside the caller's transaction. */
+export class Ledger {
+  private readonly q: ReturnType<typeof postingStatements>;
+
+  constructor(db: Db) {
+    this.q = postingStatements(db);
+  }
+
+  /**
+   * Moves `cents` in one balanced transaction. Returns false (and changes nothing) when a user
+   * account lacks the funds: the guarded decrement makes that check atomic under concurrency.
+   */
+  async post(tx: Kysely<DB>, p: Posting, now: number): Promise<boolean> {
+    if (!Number.isSafeInteger(p.cents) || p.cents <= 0) throw new Error('ledger amounts are positive whole hundredths');
+    const q = this.q;
+    // A user account that does not exist holds nothing: the guarded debit below refuses it, so only
+    // the issuance account (which may go negative) and the destination need creating.
+    if (p.from.userId === null) await q.ensureAccount.run(tx, [p.from.account, 'issuance', null, now]);
+    await q.ensureAccount.run(tx, [p.to.account, p.to.userId === null ? 'issuance' : 'user', p.to.userId, now]);
+    const cents = BigInt(p.cents);
+    const debit = await q.debit.run(tx, [cents, now, p.from.account]);
+    if (Number(debit.numAffectedRows ?? 0) === 0) return false;
+    await q.credit.run(tx, [cents, now, p.to.account]);
+    const txnId = newId('txn');
+    await q.transaction.run(tx, [txnId, p.kind, p.reference, now]);
+    await q.entries.run(tx, [txnId, now, p.from.account, -p.cents, p.to.account, p.cents]);
+    return true;
+  }
 }
 
 /** An int64 column or sum as exact decimal text on both stores (the drivers would give a number). */
