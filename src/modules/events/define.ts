@@ -114,24 +114,28 @@ export function defineBatchedEvent<S extends TSchema, P = undefined>(
   single?: { prepare: (data: Static<S>) => Promise<P>; alone: (data: Static<S>) => boolean },
 ): EventHandler {
   const validator = Compile(schema);
-  /** The checked data of each event this handler checked, for its runs. */
-  const checked = new WeakMap<CheckedEvent, Static<S>>();
+  /** An event this handler checked: its runs read the data back from it. */
+  class Checked implements CheckedEvent {
+    constructor(
+      readonly data: Static<S>,
+      readonly alone: boolean,
+    ) {}
+
+    prepare(): Promise<ApplyStep> {
+      return stepOf(apply, single?.prepare, this.data)();
+    }
+  }
+  const mine = (event: CheckedEvent): event is Checked => event instanceof Checked;
   const dataOf = (event: CheckedEvent): Static<S> => {
-    const data = checked.get(event);
-    if (data === undefined) throw new Error(`event ${type} applied without validation`);
-    return data;
+    if (!mine(event)) throw new Error(`event ${type} applied without validation`);
+    return event.data;
   };
   return {
     type,
     schema,
     check(data) {
       if (!validator.Check(data)) return describeValidation('data', validator.Errors(data));
-      const event: CheckedEvent = {
-        alone: single?.alone(data) ?? false,
-        prepare: stepOf(apply, single?.prepare, data),
-      };
-      checked.set(event, data);
-      return event;
+      return new Checked(data, single?.alone(data) ?? false);
     },
     batch: (ctx, events) => batch(ctx, events.map(dataOf)),
   };

@@ -6,15 +6,17 @@ import type { BatchContext, CheckedEvent, EventHandler, Outcome } from './define
 import * as repo from './repo.js';
 import type { Applied, EventResult, Step } from './steps.js';
 
+const APPLIED: EventResult = { kind: 'applied' };
+const DUPLICATE: EventResult = { kind: 'duplicate' };
+
 export async function applySetBased(ctx: BatchContext, steps: readonly Step[]): Promise<Applied> {
   const claimed = await repo.claimEvents(
     ctx,
     steps.map((s) => s.event),
   );
-  const known = await repo.eventStatuses(
-    ctx,
-    [...new Set(steps.map((s) => s.event.id))].filter((id) => !claimed.has(id)),
-  );
+  const unclaimed = new Set<string>();
+  for (const { event } of steps) if (!claimed.has(event.id)) unclaimed.add(event.id);
+  const known = await repo.eventStatuses(ctx, [...unclaimed]);
   /** Status of each id as the events processed so far left it ('applied' or 'refused'). */
   const status = new Map(known);
   const recorded = new Map<string, string | null>();
@@ -26,7 +28,7 @@ export async function applySetBased(ctx: BatchContext, steps: readonly Step[]): 
     status.set(id, reason === undefined ? 'applied' : 'refused');
     // A fresh claim already says 'applied'; anything else is written at the end (the last one wins, as one by one).
     if (reason !== undefined || !fresh) recorded.set(id, reason ?? null);
-    results[index] = reason === undefined ? { kind: 'applied' } : { kind: 'refused', reason };
+    results[index] = reason === undefined ? APPLIED : { kind: 'refused', reason };
   };
 
   interface Run {
@@ -55,7 +57,7 @@ export async function applySetBased(ctx: BatchContext, steps: readonly Step[]): 
     const fresh = !seen.has(id) && claimed.has(id);
     seen.add(id);
     if (!fresh && status.get(id) === 'applied') {
-      results[index] = { kind: 'duplicate' };
+      results[index] = DUPLICATE;
       continue;
     }
     const { handler, apply } = step;

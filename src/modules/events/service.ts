@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { describeValidation } from '../../http/validation.js';
 import { hasNul } from '../../lib/nul.js';
-import type { EventHandler } from './define.js';
+import type { CheckedEvent, EventHandler } from './define.js';
 import { applySetBased } from './pipeline.js';
 import { applyOneByOne } from './reference.js';
 import type { IncomingEvent, Step } from './steps.js';
@@ -54,16 +54,20 @@ export class EventsService {
   /** Checks every event (envelope, then data) before anything applies; the first bad one is named by index. */
   private validate(events: readonly unknown[]): Omit<Step, 'apply'>[] {
     return events.map((e, index) => {
-      const invalid = (message: string) => new AppError(Errors.invalidEvent, message, { index });
-      if (!Envelope.Check(e)) throw invalid(envelopeProblem(e));
-      const event: IncomingEvent = e;
-      if (hasNul(event)) throw invalid('text must not contain U+0000');
-      const handler = this.handlers.get(event.type);
-      if (handler === undefined) throw invalid(`unknown event type "${event.type}"`);
-      const checked = handler.check(event.data);
-      if (typeof checked === 'string') throw invalid(`${event.type}: ${checked}`);
-      return { event, handler, checked };
+      const problem = this.problem(e);
+      if (typeof problem === 'string') throw new AppError(Errors.invalidEvent, problem, { index });
+      return problem;
     });
+  }
+
+  private problem(e: unknown): Omit<Step, 'apply'> | string {
+    if (!Envelope.Check(e)) return envelopeProblem(e);
+    const event: IncomingEvent = e;
+    if (hasNul(event)) return 'text must not contain U+0000';
+    const handler = this.handlers.get(event.type);
+    if (handler === undefined) return `unknown event type "${event.type}"`;
+    const checked = handler.check(event.data);
+    return typeof checked === 'string' ? `${event.type}: ${checked}` : { event, handler, checked };
   }
 
   /** `received` as the request gave it: validated here whole before anything applies. */
@@ -75,10 +79,15 @@ export class EventsService {
   async apply(received: readonly unknown[], mode: ApplyMode): Promise<{ result: BatchResult; touched: string[] }> {
     const checked = this.validate(received);
     // Only an event that applies on its own needs its step before the transaction; one by one, every one does.
-    const own = (c: Omit<Step, 'apply'>) => mode === 'one-by-one' || c.checked.alone;
-    const prepared = await Promise.all(checked.filter(own).map((c) => c.checked.prepare()));
+    const own = (c: CheckedEvent) => mode === 'one-by-one' || c.alone;
+    const prepared = await Promise.all(checked.filter((c) => own(c.checked)).map((c) => c.checked.prepare()));
     let next = 0;
-    const steps: Step[] = checked.map((c) => ({ ...c, apply: own(c) ? prepared[next++] : undefined }));
+    const steps = checked.map(({ event, handler, checked: c }): Step => ({
+      event,
+      handler,
+      checked: c,
+      apply: own(c) ? prepared[next++] : undefined,
+    }));
     const applyAll = mode === 'set-based' ? applySetBased : applyOneByOne;
     const { result: outcomes, touched } = await this.work.runTouching((w) =>
       applyAll({ ...w, dialect: this.db.dialect }, steps),

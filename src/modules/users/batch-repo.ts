@@ -167,11 +167,20 @@ export function socialDeltas(sums: Partial<Record<SocialCounter, ReadonlyMap<str
     const sum = sums[c];
     return sum === undefined ? [] : [[c, sum] as const];
   });
-  const users = new Set(given.flatMap(([, m]) => [...m.keys()]));
-  return {
-    columns: given.map(([c]) => c),
-    rows: [...users].map((id): [string, ...number[]] => [id, ...given.map(([, m]) => m.get(id) ?? 0)]),
-  };
+  // One row per user, filled column by column.
+  const zeros = given.map(() => 0);
+  const rows = new Map<string, [string, ...number[]]>();
+  given.forEach(([, sum], column) => {
+    for (const [id, delta] of sum) {
+      let row = rows.get(id);
+      if (row === undefined) {
+        row = [id, ...zeros];
+        rows.set(id, row);
+      }
+      row[column + 1] = delta;
+    }
+  });
+  return { columns: given.map(([c]) => c), rows: [...rows.values()] };
 }
 
 /** One UPDATE per set of counters a run moves, built the first time it is needed. */
