@@ -25,7 +25,7 @@ export async function knownUsers(ctx: BatchContext, userIds: Iterable<string>): 
   return known;
 }
 
-/** The users this batch created (so far): no row written before the batch names them. */
+/** The users this batch created (so far; SQLite only): no row written before the batch names them. */
 export const createdUsers = (ctx: BatchContext): ReadonlySet<string> => seen.of(ctx).created;
 
 const byId = statement(
@@ -100,7 +100,9 @@ export async function upsertUsers(
   await run(ctx, statsRows, [jsonList(users.map((u) => u.user_id))]);
   const state = seen.of(ctx);
   for (const u of users) state.known.add(u.user_id);
-  for (const id of created) state.created.add(id);
+  // On PostgreSQL a concurrent batch may create one of them first (the upsert then updates it, and
+  // that batch's likes may exist): only SQLite's single writer knows it created them.
+  if (ctx.dialect === 'sqlite') for (const id of created) state.created.add(id);
 }
 
 export interface WalletRow {
