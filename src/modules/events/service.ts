@@ -54,13 +54,14 @@ export class EventsService {
   /** Checks every event (envelope, then data) before anything applies; the first bad one is named by index. */
   private validate(events: readonly unknown[]): Omit<Step, 'apply'>[] {
     return events.map((e, index) => {
-      const problem = this.problem(e);
-      if (typeof problem === 'string') throw new AppError(Errors.invalidEvent, problem, { index });
-      return problem;
+      const checked = this.checkOne(e);
+      if (typeof checked === 'string') throw new AppError(Errors.invalidEvent, checked, { index });
+      return checked;
     });
   }
 
-  private problem(e: unknown): Omit<Step, 'apply'> | string {
+  /** The event with its handler when it passes (envelope, NUL, type, data), else what is wrong with it. */
+  private checkOne(e: unknown): Omit<Step, 'apply'> | string {
     if (!Envelope.Check(e)) return envelopeProblem(e);
     const event: IncomingEvent = e;
     if (hasNul(event)) return 'text must not contain U+0000';
