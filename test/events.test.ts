@@ -511,6 +511,38 @@ await describeStores(
       like(await momentRow(m), { like_count: 1 });
     });
 
+    it('one batch creates users, then likes, unlikes and follows with them over several runs: counted as one by one', async () => {
+      const [author] = await two();
+      const m = uid('m');
+      await ok('moment.created', { moment_id: m, author_id: author });
+      const [u, v] = [userData(), userData()];
+      const likeBy = (type: string, user: string): Ev => ({ type, data: { moment_id: m, user_id: user } });
+      const edge = (type: string): Ev => ({ type, data: { follower_id: u.user_id, followed_id: v.user_id } });
+      const batch: Ev[] = [
+        { type: 'user.upserted', data: { ...u } },
+        { type: 'user.upserted', data: { ...v } },
+        likeBy('moment.liked', u.user_id),
+        { type: 'user.upserted', data: { ...u, name: 'renamed' } },
+        likeBy('moment.unliked', u.user_id),
+        likeBy('moment.liked', u.user_id),
+        likeBy('moment.liked', v.user_id),
+        likeBy('moment.liked', u.user_id),
+        edge('follow.created'),
+        edge('follow.deleted'),
+        edge('follow.created'),
+      ].map((e) => ({ ...e, id: uid('evt') }));
+      await outcome(batch, { applied: 11, duplicates: 0, refused: [] });
+      like(await momentRow(m), { like_count: 2 });
+      like(await stats(author), { likes_received: 2 });
+      like(await stats(u.user_id), { likes_given: 1, following: 1, followers: 0 });
+      like(await stats(v.user_id), { likes_given: 1, following: 0, followers: 1 });
+      const [first, second] = [await userRow(u.user_id), await userRow(v.user_id)];
+      like(first, { name: 'renamed' });
+      // Numbered when created, in the batch's order.
+      const [n1, n2] = [Number(first?.telegram_id), Number(second?.telegram_id)];
+      assert.ok(n1 > 0 && n2 > n1, `telegram ids ${n1}, ${n2}`);
+    });
+
     // ---------------------------------------------------------------- votes and lucky draws
 
     it('vote.cast counts once per vote and user toward the vote_number in that group', async () => {
