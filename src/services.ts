@@ -83,7 +83,7 @@ export function createServices(deps: ServiceDeps) {
       ...chatEvents(assistant),
     ],
     (type, outcome) => {
-      metrics.events.inc({ type, outcome });
+      metrics.countEvent(type, outcome);
     },
   );
   const groups = new GroupsService(groupReads(db), users);

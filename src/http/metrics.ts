@@ -10,11 +10,24 @@ declare module 'fastify' {
   }
 }
 
-interface RouteTally {
-  labels: { method: string; route: string; status: number };
-  /** Requests not yet added to http_requests_total. */
+/** A count kept in a plain number for one label set: prom-client hashes the labels on every inc. */
+interface Tally<L extends string> {
+  labels: Record<L, string | number>;
+  /** Counted since the counter was last read. */
   uncounted: number;
+}
+
+interface RouteTally extends Tally<'method' | 'route' | 'status'> {
   time: LatencySeries;
+}
+
+/** Adds to `counter` what the tallies counted since it was last read (its `collect`, run on each read). */
+function flush<L extends string>(counter: Counter<L>, tallies: Iterable<Tally<L>>): void {
+  for (const tally of tallies) {
+    if (tally.uncounted === 0) continue;
+    counter.inc(tally.labels, tally.uncounted);
+    tally.uncounted = 0;
+  }
 }
 
 export class Metrics {
@@ -24,13 +37,8 @@ export class Metrics {
     help: 'HTTP requests by route and status',
     labelNames: ['method', 'route', 'status'],
     registers: [this.registry],
-    // Requests are tallied per route in plain numbers and added here, when the metrics are read.
     collect: () => {
-      for (const tally of this.perRoute.values()) {
-        if (tally.uncounted === 0) continue;
-        this.requests.inc(tally.labels, tally.uncounted);
-        tally.uncounted = 0;
-      }
+      flush(this.requests, this.perRoute.values());
     },
   });
   readonly latency = new LatencyHistogram({
@@ -39,11 +47,15 @@ export class Metrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10, 60],
     registry: this.registry,
   });
-  readonly events = this.counter(
-    'operator_events_total',
-    'Operator events by type and outcome (applied, duplicate, refused)',
-    ['type', 'outcome'],
-  );
+  readonly events: Counter<'type' | 'outcome'> = new Counter({
+    name: 'operator_events_total',
+    help: 'Operator events by type and outcome (applied, duplicate, refused)',
+    labelNames: ['type', 'outcome'],
+    registers: [this.registry],
+    collect: () => {
+      flush(this.events, this.perEvent.values());
+    },
+  });
 
   readonly webhookAttempts = this.counter(
     'webhook_attempts_total',
@@ -105,6 +117,19 @@ export class Metrics {
   // Per (method, route, status): prom-client hashes the labels on every call, so requests are
   // counted here and handed to it when read; the route's latency series is looked up once.
   private readonly perRoute = new Map<string, RouteTally>();
+
+  // Events arrive a thousand to a batch: counted here per (type, outcome), handed over when read.
+  private readonly perEvent = new Map<string, Tally<'type' | 'outcome'>>();
+
+  countEvent(type: string, outcome: string): void {
+    const key = `${type} ${outcome}`;
+    let tally = this.perEvent.get(key);
+    if (tally === undefined) {
+      tally = { labels: { type, outcome }, uncounted: 0 };
+      this.perEvent.set(key, tally);
+    }
+    tally.uncounted++;
+  }
 
   /** Counts one answered request under its route pattern (never the raw URL: ids would explode the label set). */
   observe(method: string, route: string, status: number, ms: number): void {
