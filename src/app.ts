@@ -7,7 +7,7 @@ import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerDocs } from './http/docs.js';
 import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
-import { MAX_DEPTH, hasNul, tooDeep } from './lib/nul.js';
+import { MAX_DEPTH, hasNul, inputFault } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
 import type { App } from './http/types.js';
 import { validatorCompiler } from './http/validation.js';
@@ -115,19 +115,24 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     );
   });
 
-  // Query and path parameters are flat strings (fast-querystring, find-my-way), so only a body can
-  // nest, and they can hold U+0000 only as the escape %00 in the URL: the walks skip what cannot hit.
+  // Query and path parameters are strings, or lists of strings for a repeated query key
+  // (fast-querystring, find-my-way): only a body can nest, and they can hold U+0000 only as the
+  // escape %00 in the URL (the HTTP parser refuses a raw one). The walks skip what cannot hit.
   app.addHook('preValidation', (request, _reply, done) => {
     const { body, url } = request;
-    if (body !== undefined && tooDeep(body)) {
+    const escapedNul = url.includes('%00');
+    if (body === undefined && !escapedNul) {
+      done();
+      return;
+    }
+    // routeOptions is built anew on each read, so only here; such routes refuse U+0000 themselves.
+    const nulIsOurs = request.routeOptions.config.checksNul !== true;
+    const fault = body === undefined ? undefined : inputFault(body, nulIsOurs);
+    if (fault === 'deep') {
       done(new AppError(paramErrorFor(url), `input nests deeper than ${MAX_DEPTH} levels`));
       return;
     }
-    // routeOptions is built anew on each read: read only when there is something to refuse.
-    const refused =
-      ((url.includes('%00') && (hasNul(request.query) || hasNul(request.params))) ||
-        (body !== undefined && hasNul(body))) &&
-      request.routeOptions.config.checksNul !== true;
+    const refused = nulIsOurs && (fault === 'nul' || (escapedNul && (hasNul(request.query) || hasNul(request.params))));
     done(refused ? new AppError(paramErrorFor(url), 'text must not contain U+0000') : undefined);
   });
 

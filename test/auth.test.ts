@@ -97,10 +97,12 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
 
   it('a signature that is not hex, or an app_id of another app, is a mismatch', async () => {
     assert.deepEqual((await info({ ...signed(), signature: 'zz' })).body, unauthorized('signature mismatch'));
-    // The right digest spoiled by one character that is not a hex digit, or followed by more text.
+    // The right digest spoiled by one character that is not a hex digit (one above U+00FF whose low
+    // byte is the digit it replaces, as Node's hex decoder would read it), or followed by more text.
     for (const spoil of [
       (s: string) => `${s.slice(0, 39)}g`,
       (s: string) => `g${s.slice(1)}`,
+      (s: string) => `${String.fromCharCode(0x100 + s.charCodeAt(0))}${s.slice(1)}`,
       (s: string) => `${s}0`,
     ]) {
       const h = signed();

@@ -3,7 +3,8 @@
 // beyond what a query may carry (issue 13).
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { hasNul, tooDeep } from '../src/lib/nul.js';
+import fc from 'fast-check';
+import { hasNul, inputFault, tooDeep } from '../src/lib/nul.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { createApp, createBot, createUsers, type BotCreds, type Creds, type TestUser } from './helpers/factories.js';
 import { listeningPort, rawRequest } from './helpers/raw-http.js';
@@ -28,6 +29,28 @@ it('walks of request input are iterative: 100,000 levels neither overflow nor go
   assert.equal(tooDeep(deep), true, 'nesting beyond the cap is seen');
   assert.equal(hasNul(JSON.parse(`${nestedArray(50_000).slice(0, 50_000)}"\\u0000"${']'.repeat(50_000)}`)), true);
   assert.equal(tooDeep({ a: [{ b: [1] }] }), false, 'ordinary nesting passes');
+});
+
+it('inputFault is tooDeep, then hasNul, in one walk', () => {
+  const text = fc.constantFrom('', 'a', '\u0000', 'x\u0000y');
+  const value = fc.letrec((tie) => ({
+    node: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      text,
+      fc.integer(),
+      fc.constant(null),
+      fc.array(tie('node'), { maxLength: 3 }),
+      fc.dictionary(text, tie('node'), { maxKeys: 3 }),
+    ),
+  })).node;
+  fc.assert(
+    fc.property(value, fc.integer({ min: 1, max: 4 }), (v, max) => {
+      const expected = tooDeep(v, max) ? 'deep' : hasNul(v) ? 'nul' : undefined;
+      assert.equal(inputFault(v, true, max), expected);
+      assert.equal(inputFault(v, false, max), tooDeep(v, max) ? 'deep' : undefined);
+    }),
+    { numRuns: 500 },
+  );
 });
 
 await describeStores('hostile input', (t) => {

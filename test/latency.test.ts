@@ -38,6 +38,9 @@ it('gives the registry what prom-client Histogram gives for the same observation
       // As JSON: prom-client leaves `exemplar: undefined` keys on sums and counts.
       const json = async (r: Registry) => JSON.parse(JSON.stringify(await r.getMetricsAsJSON())) as unknown;
       assert.deepEqual(await json(ours), await json(reference));
+      ours.resetMetrics();
+      reference.resetMetrics();
+      assert.equal(await ours.metrics(), await reference.metrics());
     }),
     { numRuns: 200 },
   );

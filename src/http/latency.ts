@@ -66,10 +66,11 @@ export interface LatencyOptions {
 /**
  * Registered as a prom-client Histogram (the registry takes only its own metric classes), with its
  * series kept here. The registry reads `getForPromString()` for the exposition, and Histogram's
- * `get()` (the JSON) reads it too and merges the shared labels in.
+ * `get()` (the JSON) reads it too and merges the shared labels in. Observe through `seriesOf`:
+ * Histogram's own `observe`, `labels` and `startTimer` write to a table nothing reads.
  */
 export class LatencyHistogram extends Histogram<Label> {
-  private readonly series = new Map<string, LatencySeries>();
+  private series = new Map<string, LatencySeries>();
   private readonly options: LatencyOptions;
 
   constructor(options: LatencyOptions) {
@@ -92,6 +93,12 @@ export class LatencyHistogram extends Histogram<Label> {
       this.series.set(key, series);
     }
     return series;
+  }
+
+  /** registry.resetMetrics(); Histogram's constructor calls it too, before this class's fields exist. */
+  override reset(): void {
+    super.reset();
+    this.series = new Map();
   }
 
   getForPromString() {

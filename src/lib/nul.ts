@@ -38,6 +38,22 @@ function someNode(v: unknown, test: (node: unknown, depth: number) => boolean): 
 export const hasNul = (v: unknown): boolean =>
   someNode(v, (node) => typeof node === 'string' && node.includes('\u0000'));
 
+/**
+ * What a request body breaks, in one walk: nesting deeper than `max` levels (which wins, as in
+ * tooDeep), else, when `nul` is asked, U+0000 in some string or key (as in hasNul).
+ */
+export function inputFault(v: unknown, nul: boolean, max = MAX_DEPTH): 'deep' | 'nul' | undefined {
+  const seen = { nul: false };
+  const deep = someNode(v, (node, depth) => {
+    if (typeof node === 'string') {
+      if (nul && !seen.nul && node.includes('\u0000')) seen.nul = true;
+      return false;
+    }
+    return depth >= max && typeof node === 'object' && node !== null;
+  });
+  return deep ? 'deep' : seen.nul ? 'nul' : undefined;
+}
+
 /** Whether arrays and objects nest deeper than `max` levels; stops at that depth, whatever lies below. */
 export const tooDeep = (v: unknown, max = MAX_DEPTH): boolean =>
   someNode(v, (node, depth) => depth >= max && typeof node === 'object' && node !== null);

@@ -9,6 +9,8 @@ import type { Credential } from './credentials.js';
 export const WINDOW_MS = 300_000;
 const NONCE = /^[0-9A-Za-z]{1,32}$/;
 const TIMESTAMP = /^(\d{10}|\d{13})$/;
+// Checked before decoding: Node's hex decoder reads only the low byte of each UTF-16 unit.
+const HEX40 = /^[0-9a-fA-F]{40}$/;
 
 export interface SignedHeaders {
   appId: string | undefined;
@@ -45,10 +47,7 @@ export function verifySignature(
   // Compared as the 20 bytes both hex spellings (any case) stand for, nothing lowered or re-encoded.
   // (The one-shot hash to hex, then decoded, is cheaper in Node 20 than its 'buffer' output.)
   const expected = Buffer.from(sha1Hex(credential.secret + h.nonce + h.timestamp), 'hex');
-  // Hex decoding stops at the first character that is not a hex digit: 40 characters give 20 bytes
-  // only when all 40 are hex digits.
-  const given = h.signature.length === 40 ? Buffer.from(h.signature, 'hex') : undefined;
-  const matches = given !== undefined && given.length === 20 && timingSafeEqual(given, expected);
+  const matches = HEX40.test(h.signature) && timingSafeEqual(Buffer.from(h.signature, 'hex'), expected);
   if (!matches || (h.appId !== undefined && !safeEqual(h.appId, credential.appId))) {
     throw new AppError(Errors.signatureMismatch);
   }
