@@ -129,6 +129,9 @@ export class AppError extends Error {
   }
 }
 
+/** What was thrown, as an Error: Fastify sends only Errors to the error handler. */
+export const asError = (thrown: unknown): Error => (thrown instanceof Error ? thrown : new Error(String(thrown)));
+
 export const fail = (d: ErrorDef, detail?: string, extra?: Record<string, unknown>): never => {
   throw new AppError(d, detail, extra);
 };

@@ -153,7 +153,7 @@ export async function say(
  * committed after that can reach the poll only by waking it. (A test hook on a private method.)
  */
 export function nextWait(delivery: DeliveryService): Promise<void> {
-  const d = delivery as unknown as { wait: (...args: unknown[]) => Promise<unknown> };
+  const d = delivery as unknown as { wait: (...args: unknown[]) => boolean };
   const original = d.wait;
   return new Promise((resolve) => {
     d.wait = function (this: unknown, ...args: unknown[]) {

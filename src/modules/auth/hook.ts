@@ -2,7 +2,7 @@
 // A callback hook rather than an async one: a cached key with the in-memory nonce store and rate
 // limiter passes without a single promise; only a store look-up or Redis makes it wait.
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
-import { AppError, Errors } from '../../errors.js';
+import { AppError, asError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
@@ -37,8 +37,6 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
-
-const asError = (thrown: unknown): Error => (thrown instanceof Error ? thrown : new Error(String(thrown)));
 
 export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHookHandler {
   const mustSign = endpoint.signed && deps.requireSigned;

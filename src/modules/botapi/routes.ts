@@ -122,7 +122,7 @@ export function botApiRoutes(app: App, s: Services): void {
     // chain, no suspended frame) is kept while the poll is held.
     (request, reply) => {
       const p = pollParams(request);
-      // Its untyped view: an error is sent as a thrown one would be, to the error handler.
+      // Its untyped view: an Error is sent as a thrown one would be, to the error handler.
       const untyped: FastifyReply = reply;
       s.delivery.poll(
         bot(request).botId,

@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { UnitOfWork, type Work } from '../../db/work.js';
 import type { PayloadFormat } from '../../db/types.js';
-import { AppError, Errors } from '../../errors.js';
+import { AppError, asError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { newWebhookKey } from '../../lib/ids.js';
@@ -26,7 +26,7 @@ const WEBHOOK_KEY_PREFIX = 'webhook:';
 type Outcome = 'update' | 'timeout' | 'terminated';
 
 /** A getUpdates's answer: the Updates it sends, or the error it ends with. */
-export type PollResult = { updates: UpdateObject[] } | { error: unknown };
+export type PollResult = { updates: UpdateObject[] } | { error: Error };
 
 /**
  * One getUpdates, from its claim to its answer. While held it is all that is kept of the poll (with
@@ -173,7 +173,8 @@ export class DeliveryService {
 
   /**
    * getUpdates: `answer` is called once, with the Updates or the error. A poll with nothing
-   * pending waits up to its timeout for one, held as its Waiter alone.
+   * pending waits up to its timeout for one, held as its Waiter alone. `answer` must not throw:
+   * nothing up its stack could catch it (reply.send and a promise's resolve do not).
    */
   poll(botId: string, p: PollParams, answer: (result: PollResult) => void): void {
     void this.open(botId, p, answer);
@@ -199,7 +200,7 @@ export class DeliveryService {
       }
       result = { updates: await this.respond(waiter, rows) };
     } catch (error) {
-      result = { error };
+      result = { error: asError(error) };
     }
     if (waiter !== undefined) this.release(waiter);
     answer(result);
@@ -212,7 +213,7 @@ export class DeliveryService {
       const rows = outcome === 'update' ? await this.read(waiter.botId, waiter.offset, waiter.limit) : [];
       result = { updates: await this.respond(waiter, rows) };
     } catch (error) {
-      result = { error };
+      result = { error: asError(error) };
     }
     this.release(waiter);
     waiter.answer(result);
