@@ -543,6 +543,32 @@ await describeStores(
       assert.ok(n1 > 0 && n2 > n1, `telegram ids ${n1}, ${n2}`);
     });
 
+    it('concurrent batches removing the same follow and like count each removal once', async () => {
+      const [a, b] = await two();
+      const m = uid('m');
+      await ok('moment.created', { moment_id: m, author_id: b });
+      const follow = { follower_id: a, followed_id: b };
+      const likeOfA = { moment_id: m, user_id: a };
+      for (let round = 0; round < 10; round++) {
+        await outcome(
+          [
+            { id: uid('evt'), type: 'follow.created', data: follow },
+            { id: uid('evt'), type: 'moment.liked', data: likeOfA },
+          ],
+          { applied: 2, duplicates: 0, refused: [] },
+        );
+        const removal = () =>
+          post([
+            { id: uid('evt'), type: 'follow.deleted', data: follow },
+            { id: uid('evt'), type: 'moment.unliked', data: likeOfA },
+          ]);
+        for (const r of await Promise.all([removal(), removal(), removal()])) assert.equal(r.status, 200);
+      }
+      like(await stats(a), { following: 0, likes_given: 0 });
+      like(await stats(b), { followers: 0, likes_received: 0 });
+      like(await momentRow(m), { like_count: 0 });
+    });
+
     // ---------------------------------------------------------------- votes and lucky draws
 
     it('vote.cast counts once per vote and user toward the vote_number in that group', async () => {

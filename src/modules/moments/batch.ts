@@ -49,6 +49,7 @@ export async function likeTogether(ctx: BatchContext, events: readonly LikeRef[]
   const likes = await existingLikes(
     ctx,
     events.map((d): Like => [d.moment_id, d.user_id]),
+    !liked,
   );
   const changed: Like[] = [];
   const counts = new Map<string, number>();

@@ -26,7 +26,7 @@ export async function knownUsers(ctx: BatchContext, userIds: Iterable<string>): 
 }
 
 /** The users this batch created (so far; SQLite only): no row written before the batch names them. */
-export const createdUsers = (ctx: BatchContext): ReadonlySet<string> => seen.of(ctx).created;
+const createdUsers = (ctx: BatchContext): ReadonlySet<string> => seen.of(ctx).created;
 
 const byId = statement(
   (_, list) => `SELECT user_id, name, wallet_address, avatar, level, level_icon, is_bot FROM users
@@ -216,7 +216,9 @@ export const pairKey = (a: string, b: string): string => `${a}\u0000${b}`;
  * Set-based SQL for a table of pairs (two text columns, created_at, and a seq that follows the
  * order of insertion): follows, moment likes. `userSides` are the positions holding user ids: a
  * pair naming a user this batch created exists only if the batch wrote it, which it remembers, so
- * such pairs are not read.
+ * such pairs are not read. That holds because follows and likes are written only through `write`
+ * (their events always apply in runs): an event writing them on its own would have to record its
+ * writes here too.
  */
 export function pairTable(table: string, [a, b]: readonly [string, string], userSides: readonly (0 | 1)[]) {
   const among = statement(
@@ -227,6 +229,10 @@ export function pairTable(table: string, [a, b]: readonly [string, string], user
     (rows) => `INSERT INTO ${table} (${a}, ${b}, created_at)
     SELECT r.a, r.b, ? FROM ${rows({ a: 'text', b: 'text' })} AS r ORDER BY r.ord`,
   );
+  // A run that removes pairs reads them locked on PostgreSQL (SQLite has one writer): a concurrent
+  // batch removing the same pair waits for this one, then finds it gone and counts nothing, as one
+  // event at a time would. In key order, so two such batches lock rows in the same order.
+  const amongLocked: Statement = { sqlite: among.sqlite, postgres: `${among.postgres} ORDER BY 1, 2 FOR UPDATE` };
   const remove = statement(
     (rows) => `DELETE FROM ${table} WHERE (${a}, ${b}) IN
     (SELECT r.a, r.b FROM ${rows({ a: 'text', b: 'text' })} AS r)`,
@@ -234,8 +240,8 @@ export function pairTable(table: string, [a, b]: readonly [string, string], user
   /** Per batch: the pairs it wrote, by pairKey, and whether they exist now. */
   const written = new PerBatch(() => new Map<string, boolean>());
   return {
-    /** Which of `pairs` exist, by pairKey. */
-    existing: async (ctx: BatchContext, pairs: readonly Pair[]): Promise<Set<string>> => {
+    /** Which of `pairs` exist, by pairKey; `toRemove`: the caller removes some of them (they are locked). */
+    existing: async (ctx: BatchContext, pairs: readonly Pair[], toRemove = false): Promise<Set<string>> => {
       const created = createdUsers(ctx);
       const mine = written.of(ctx);
       const found = new Set<string>();
@@ -246,7 +252,8 @@ export function pairTable(table: string, [a, b]: readonly [string, string], user
         return false;
       });
       if (unread.length > 0) {
-        for (const r of await run<{ a: string; b: string }>(ctx, among, [json(unread)])) found.add(pairKey(r.a, r.b));
+        const read = toRemove ? amongLocked : among;
+        for (const r of await run<{ a: string; b: string }>(ctx, read, [json(unread)])) found.add(pairKey(r.a, r.b));
       }
       return found;
     },

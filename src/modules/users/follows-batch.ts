@@ -21,6 +21,7 @@ export async function followTogether(
   const edges = await follows.existing(
     ctx,
     events.map((d): Edge => [d.follower_id, d.followed_id]),
+    !created,
   );
   const added: Edge[] = [];
   const removed: Edge[] = [];
