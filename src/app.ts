@@ -10,6 +10,7 @@ import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
 import { MAX_DEPTH, hasNul, inputFault } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
 import type { App } from './http/types.js';
+import { serializerCompiler } from './http/serializer.js';
 import { validatorCompiler } from './http/validation.js';
 import { bearerMatches } from './modules/admin/index.js';
 import { appRoutes } from './modules/apps/index.js';
@@ -55,6 +56,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Routes of the running mode (the demo's sign-in link), added before the app is ready. */
   extraRoutes?: (app: App) => void;
+  /** Build every response serializer now instead of on first use (tests: a bad schema fails at once). */
+  eagerSerializers?: boolean;
 }
 
 export async function buildApp(s: Services, options: BuildOptions = {}): Promise<App> {
@@ -78,6 +81,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler(options.eagerSerializers === true));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.decorateRequest('credential', null);
