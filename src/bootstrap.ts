@@ -50,7 +50,7 @@ async function reachDb(url: string): Promise<Db> {
 }
 
 async function reachRedis(config: Config): Promise<SharedState> {
-  const shared = openSharedState(config.redisUrl);
+  const shared = await openSharedState(config.redisUrl);
   try {
     await shared.redis?.connected(PROBE_MS);
     return shared;

@@ -7,7 +7,7 @@ import { PageCsrf } from './http/pages/csrf.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { Invalidations } from './lib/invalidation.js';
-import { openSharedState, type SharedState } from './lib/shared-state.js';
+import { localSharedState, type SharedState } from './lib/shared-state.js';
 import { ActivitiesService, activityEvents } from './modules/activities/index.js';
 import { appReads, type AuthDeps, CredentialStore } from './modules/auth/index.js';
 import { AppsService } from './modules/apps/index.js';
@@ -36,17 +36,27 @@ export interface ServiceDeps {
   /** sha256 of the operator's bearer token. */
   adminTokenHash: string;
   clock?: Clock;
+  /** Required with REDIS_URL (openSharedState opens it, asynchronously); in memory by default. */
   shared?: SharedState;
   metrics?: Metrics;
 }
 
 export type Services = ReturnType<typeof createServices>;
 
+/**
+ * The shared state when none is given: memory. Redis opens asynchronously (ioredis is loaded only
+ * then), so with REDIS_URL the caller opens it (openSharedState) and passes it in, as boot() does.
+ */
+function defaultSharedState(config: Config): SharedState {
+  if (config.redisUrl !== undefined) throw new Error('createServices: REDIS_URL is set; pass openSharedState()');
+  return localSharedState();
+}
+
 export function createServices(deps: ServiceDeps) {
   const { config, db } = deps;
   const clock = deps.clock ?? systemClock;
   const box = new SecretBox(deps.encryptionKey);
-  const shared = deps.shared ?? openSharedState(config.redisUrl);
+  const shared = deps.shared ?? defaultSharedState(config);
   const metrics = deps.metrics ?? new Metrics();
   const invalidations = new Invalidations(shared.bus);
   const credentials = new CredentialStore(appReads(db), box, invalidations, () => clock.now());

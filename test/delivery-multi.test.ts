@@ -120,8 +120,8 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
   });
 
   before(async () => {
-    gateOfB = withGate(openSharedState(REDIS_URL));
-    a = await start(openSharedState(REDIS_URL));
+    gateOfB = withGate(await openSharedState(REDIS_URL));
+    a = await start(await openSharedState(REDIS_URL));
     b = await start(gateOfB.shared);
     [alice] = (await createUsers(a.app, 1)) as [TestUser];
   });

@@ -219,8 +219,8 @@ await describe('a key reset reaches another instance at once (PostgreSQL + Redis
   let b: TestApp | undefined;
   before(async () => {
     if (!ready) return;
-    a = await startTestApp('postgres', { schema, encryptionKey, shared: openSharedState(REDIS_URL) });
-    b = await startTestApp('postgres', { schema, encryptionKey, shared: openSharedState(REDIS_URL) });
+    a = await startTestApp('postgres', { schema, encryptionKey, shared: await openSharedState(REDIS_URL) });
+    b = await startTestApp('postgres', { schema, encryptionKey, shared: await openSharedState(REDIS_URL) });
   });
   after(async () => {
     await a?.close();

@@ -926,7 +926,7 @@ async function startInstance(
   const config = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN, RATE_LIMITS: 'on', REDIS_URL });
   const db: Db = await openDb(url, schema !== undefined ? { schema } : {});
   await migrate(db);
-  const shared: SharedState = openSharedState(REDIS_URL);
+  const shared: SharedState = await openSharedState(REDIS_URL);
   const services = createServices({
     config,
     db,

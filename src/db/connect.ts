@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
-import pg from 'pg';
+import type { Pool } from 'pg';
 import type { DB } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -18,7 +18,7 @@ export interface Db {
    * reads use their own read-only connection, so they see committed data only, never the middle
    * of a transaction running on the writer.
    */
-  readonly native: { dialect: 'sqlite'; reader: SQLite.Database } | { dialect: 'postgres'; pool: pg.Pool };
+  readonly native: { dialect: 'sqlite'; reader: SQLite.Database } | { dialect: 'postgres'; pool: Pool };
   close(): Promise<void>;
 }
 
@@ -93,6 +93,10 @@ function openSqlite(path: string): Db {
 }
 
 async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions): Promise<Db> {
+  // Loaded here, not at the top, so a process on SQLite (the default) never loads the driver. The
+  // bundle (scripts/build.mjs) keeps a dynamic import of a package as it is; one of a local module
+  // would be inlined with its imports hoisted to the top, so the import stays here.
+  const { default: pg } = await import('pg');
   // Counters and instants are bigint columns; they stay far below 2^53, so read them as numbers.
   const types = new pg.TypeOverrides();
   types.setTypeParser(INT8, Number);

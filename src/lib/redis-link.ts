@@ -1,6 +1,6 @@
 // The connection to Redis as the rest of the platform sees it: whether it answers now, each loss
 // and return (for the log, the redis_up gauge and /readyz), and a way to fall back while it is gone.
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { within } from './deadline.js';
 
 export type LinkListener = (up: boolean, detail: string) => void;
@@ -12,8 +12,32 @@ export class RedisLink {
   private lastError: string | undefined;
   private readonly listeners = new Set<LinkListener>();
 
-  constructor(readonly url: string) {
-    this.redis = RedisLink.client(url);
+  /**
+   * Loads ioredis and starts connecting to `url`. The package is loaded here, not at the top, so a
+   * process without REDIS_URL never loads it. The bundle (scripts/build.mjs) keeps a dynamic
+   * import of a package as it is; one of a local module would be inlined with its imports hoisted
+   * to the top, so the import stays here.
+   */
+  static async open(url: string): Promise<RedisLink> {
+    const { Redis: Client } = await import('ioredis');
+    return new RedisLink(url, () => {
+      const redis = new Client(url, { maxRetriesPerRequest: 2 });
+      // ioredis prints every connection error to the console unless someone listens.
+      redis.on('error', () => undefined);
+      return redis;
+    });
+  }
+
+  /**
+   * `connect` opens another connection to the same Redis: one that retries forever in the
+   * background; commands issued before the first connection wait for it, commands issued while it
+   * is lost fail fast (see `up`).
+   */
+  private constructor(
+    readonly url: string,
+    readonly connect: () => Redis,
+  ) {
+    this.redis = connect();
     this.redis.on('error', (e: Error) => {
       this.lastError = e.message;
     });
@@ -28,17 +52,6 @@ export class RedisLink {
       this.lost = true;
       this.emit(false, this.lastError ?? 'connection closed');
     });
-  }
-
-  /**
-   * A connection that retries forever in the background; commands issued before the first
-   * connection wait for it, commands issued while it is lost fail fast (see `up`).
-   */
-  static client(url: string): Redis {
-    const redis = new Redis(url, { maxRetriesPerRequest: 2 });
-    // ioredis prints every connection error to the console unless someone listens.
-    redis.on('error', () => undefined);
-    return redis;
   }
 
   /** False once an established connection was lost, until it is back. */

@@ -180,19 +180,23 @@ export interface SharedState {
   close(): Promise<void>;
 }
 
-export function openSharedState(redisUrl: string | undefined): SharedState {
-  if (redisUrl === undefined) {
-    const bus = new LocalBus();
-    return {
-      nonces: new MemoryNonceStore(),
-      limiter: new MemoryRateLimiter(),
-      bus,
-      redis: undefined,
-      close: () => bus.close(),
-    };
-  }
-  const link = new RedisLink(redisUrl);
-  const bus = new RedisBus(link, RedisLink.client(redisUrl), RedisLink.client(redisUrl));
+/** This instance's memory only: the state without REDIS_URL. */
+export function localSharedState(): SharedState {
+  const bus = new LocalBus();
+  return {
+    nonces: new MemoryNonceStore(),
+    limiter: new MemoryRateLimiter(),
+    bus,
+    redis: undefined,
+    close: () => bus.close(),
+  };
+}
+
+/** In memory without `redisUrl`; otherwise in Redis (ioredis is loaded only then, see RedisLink.open). */
+export async function openSharedState(redisUrl: string | undefined): Promise<SharedState> {
+  if (redisUrl === undefined) return localSharedState();
+  const link = await RedisLink.open(redisUrl);
+  const bus = new RedisBus(link, link.connect(), link.connect());
   const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
   const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
   return {
