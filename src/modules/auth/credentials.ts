@@ -18,7 +18,6 @@ export interface Credential {
   botUserId: string | null;
   /** Decrypted App Secret, for signature checks. */
   secret: string;
-  keyHash: string;
 }
 
 /** Issued keys are 35 characters (ids.ts); a longer one cannot match, so it is refused unread. */
@@ -71,7 +70,6 @@ export class CredentialStore {
       ownerUserId: row.owner_user_id,
       botUserId: row.bot_user_id,
       secret: this.box.open(row.app_secret_enc),
-      keyHash,
     };
     this.valid.set(apiKey, credential);
     return credential;
