@@ -1,15 +1,7 @@
-// Transpiles the server into one ESM file (dependencies stay external), so a start loads plain
-// JavaScript instead of compiling TypeScript on the fly: cold start matters for restarts.
+// Transpiles the server into one ESM file, so a start loads plain JavaScript instead of compiling
+// TypeScript on the fly: cold start matters for restarts. The source map is written for
+// `node --enable-source-maps` (TypeScript positions in stack traces, at ~7 MB more RSS).
 import { build } from 'esbuild';
+import { bundleOptions } from './bundle.mjs';
 
-await build({
-  entryPoints: ['src/server.ts'],
-  outdir: 'dist',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: true,
-  logLevel: 'warning',
-});
+await build({ ...bundleOptions, entryPoints: ['src/server.ts'], outdir: 'dist', sourcemap: true });

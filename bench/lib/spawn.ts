@@ -1,10 +1,11 @@
 // Starts a registered server in a child process (so the load generator never shares its event
 // loop) and waits until it listens.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { bundleOptions } from '../../scripts/bundle.mjs';
 import type { FromChild, ToChild } from './child.js';
 import type { Params, ServerReport } from './types.js';
 
@@ -22,14 +23,15 @@ export interface ServerProcess {
 }
 
 const childSource = fileURLToPath(new URL('./child.ts', import.meta.url));
+const packageJson = new URL('../../package.json', import.meta.url);
 /** Inside the repository (bench/results/ is not in git), so the bundle's imports find node_modules. */
 const buildDir = fileURLToPath(new URL('../results/build/', import.meta.url));
 
 let compiledChild: Promise<string> | undefined;
 
 /**
- * The child and the servers as one plain JavaScript file, built once per run the way
- * scripts/build.mjs builds dist/server.js (dependencies stay external), so a server runs as in
+ * The child and the servers as one plain JavaScript file, built once per run with the options
+ * scripts/build.mjs builds dist/server.js with (scripts/bundle.mjs), so a server runs as in
  * production and not under tsx, whose loader keeps every transpiled source and its source map.
  * One file per runner process (several runs may share the checkout), removed when it exits.
  */
@@ -37,22 +39,29 @@ function compiled(): Promise<string> {
   compiledChild ??= (async () => {
     const file = join(buildDir, `child-${process.pid}.mjs`);
     mkdirSync(buildDir, { recursive: true });
-    await build({
-      entryPoints: [childSource],
-      outfile: file,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages: 'external',
-      logLevel: 'warning',
-    });
+    await build({ ...bundleOptions, entryPoints: [childSource], outfile: file });
     process.once('exit', () => {
       rmSync(file, { force: true });
     });
     return file;
   })();
   return compiledChild;
+}
+
+/**
+ * The V8 and Node settings the platform runs with (package.json `config.nodeFlags`, which
+ * `npm run serve` and `npm start` pass to node), for every server the bench starts, the bare
+ * baseline included: each measures the runtime production uses. BENCH_NODE_FLAGS replaces them
+ * for an experiment ('' for Node's defaults).
+ */
+function nodeFlags(): string[] {
+  let flags = process.env.BENCH_NODE_FLAGS;
+  if (flags === undefined) {
+    const { config } = JSON.parse(readFileSync(packageJson, 'utf8')) as { config?: { nodeFlags?: unknown } };
+    if (typeof config?.nodeFlags !== 'string') throw new Error('package.json: config.nodeFlags is not a string');
+    flags = config.nodeFlags;
+  }
+  return flags.split(' ').filter(Boolean);
 }
 
 export interface SpawnOptions {
@@ -92,6 +101,7 @@ export async function startServer(name: string, params: Params, options: SpawnOp
   // Profiles name the source files only under tsx (BENCH_TSX=1 asks for it without profiling).
   const tsx = options.cpuProfDir !== undefined || process.env.BENCH_TSX === '1';
   const execArgv = tsx ? ['--import', 'tsx'] : [];
+  execArgv.push(...nodeFlags());
   if (options.cpuProfDir !== undefined) {
     // One directory per server; Node names each thread's profile (the main thread's is the big one).
     const dir = join(options.cpuProfDir, name);

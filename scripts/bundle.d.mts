@@ -1,0 +1,4 @@
+import type { BuildOptions } from 'esbuild';
+
+/** esbuild options shared by every server bundle (add entryPoints and the output). */
+export declare const bundleOptions: BuildOptions;

@@ -1,0 +1,21 @@
+// How the server is bundled, for production (build.mjs) and for the benchmark's servers
+// (bench/lib/spawn.ts), so both run the same code the same way. Our sources and the two
+// dependencies made of hundreds of small ES modules, Kysely and TypeBox (with the type provider
+// that shares TypeBox's registry), go into one file: measured on an idle server, 5.7 MB less heap
+// and ~10 MB less RSS than loading ~1,000 modules one by one. Every other package stays external:
+// native code (better-sqlite3), drivers loaded only when configured (pg, ioredis), and CommonJS
+// packages that bundling does not shrink.
+import { readFileSync } from 'node:fs';
+
+const inlined = new Set(['kysely', 'typebox', '@fastify/type-provider-typebox']);
+const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+
+/** esbuild options shared by every server bundle (add entryPoints and the output). */
+export const bundleOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: Object.keys(dependencies).filter((name) => !inlined.has(name)),
+  logLevel: 'warning',
+};
