@@ -70,6 +70,8 @@ describe('the production bundle', { timeout: 120_000 }, () => {
     assert.match(code, /await import\("pg"\)/);
     assert.match(code, /await import\("ioredis"\)/);
     assert.doesNotMatch(code, /^import [^;]* from "(kysely|typebox)";/m);
+    // A CommonJS package pulled into the bundle would fail at start on its first require().
+    assert.doesNotMatch(code, /__require\(/);
   });
 
   it('ingests an event, creates an app and answers a signed read', async () => {

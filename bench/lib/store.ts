@@ -5,7 +5,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 
 export type StoreKind = 'sqlite' | 'postgres';
 
@@ -17,6 +16,8 @@ export const REDIS_URL = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_U
 export const storeKind = (v: unknown): StoreKind => (v === 'postgres' ? 'postgres' : 'sqlite');
 
 async function onServer(serverUrl: string, sqlText: string): Promise<void> {
+  // Loaded on use: every bench server shares this bundle, and on SQLite production never loads pg.
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {

@@ -94,7 +94,7 @@ function openSqlite(path: string): Db {
 
 async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions): Promise<Db> {
   // Loaded here, not at the top, so a process on SQLite (the default) never loads the driver. The
-  // bundle (scripts/build.mjs) keeps a dynamic import of a package as it is; one of a local module
+  // bundle (scripts/bundle.mjs) keeps a dynamic import of a package as it is; one of a local module
   // would be inlined with its imports hoisted to the top, so the import stays here.
   const { default: pg } = await import('pg');
   // Counters and instants are bigint columns; they stay far below 2^53, so read them as numbers.

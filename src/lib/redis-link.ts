@@ -14,7 +14,7 @@ export class RedisLink {
 
   /**
    * Loads ioredis and starts connecting to `url`. The package is loaded here, not at the top, so a
-   * process without REDIS_URL never loads it. The bundle (scripts/build.mjs) keeps a dynamic
+   * process without REDIS_URL never loads it. The bundle (scripts/bundle.mjs) keeps a dynamic
    * import of a package as it is; one of a local module would be inlined with its imports hoisted
    * to the top, so the import stays here.
    */
