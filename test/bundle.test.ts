@@ -17,13 +17,26 @@ const root = new URL('../', import.meta.url);
 const ADMIN_TOKEN = 'bundle-test-admin-token-0123456789';
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
+  config?: { nodeFlags?: unknown };
+  scripts?: Record<string, unknown>;
+};
+
 function nodeFlags(): string[] {
-  const { config } = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
-    config?: { nodeFlags?: unknown };
-  };
-  assert.equal(typeof config?.nodeFlags, 'string');
-  return String(config?.nodeFlags).split(' ').filter(Boolean);
+  assert.equal(typeof pkg.config?.nodeFlags, 'string');
+  return String(pkg.config?.nodeFlags).split(' ').filter(Boolean);
 }
+
+describe('node settings', () => {
+  // The scripts spell the flags out (a shell variable would not expand on every platform); the
+  // bench reads config.nodeFlags; they must stay the same.
+  it('npm start and npm run serve pass exactly config.nodeFlags to node', () => {
+    const flags = nodeFlags().join(' ');
+    const scripts = pkg.scripts ?? {};
+    assert.equal(scripts.serve, `node scripts/build.mjs && node ${flags} dist/server.js`);
+    assert.equal(scripts.start, `node scripts/build.mjs && node --enable-source-maps ${flags} dist/server.js --demo`);
+  });
+});
 
 describe('the production bundle', { timeout: 120_000 }, () => {
   // Inside the checkout (dist/ is not in git), so the bundle's imports find node_modules.
