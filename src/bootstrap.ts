@@ -96,13 +96,21 @@ export async function boot(config: Config): Promise<Booted> {
 }
 
 interface Listener {
-  listen(options: { port: number; host: string }): Promise<string>;
+  listen(options: { port: number; host: string; backlog: number }): Promise<string>;
 }
+
+/**
+ * Connections the kernel queues before the server accepts them (it caps this at somaxconn).
+ * After a restart every polling bot connects at once: with Node's 511 the queue overflows, and
+ * each handshake dropped is retried by its client only after 1, 3, 7... seconds (measured: 10,000
+ * polls opening together left hundreds still unanswered a minute later).
+ */
+const LISTEN_BACKLOG = 4096;
 
 /** Listens on HOST:PORT; an address in use or not allowed becomes a StartupError. */
 export async function listen(app: Listener, config: Config): Promise<string> {
   try {
-    return await app.listen({ port: config.port, host: config.host });
+    return await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   } catch (e) {
     const code = e instanceof Error && 'code' in e ? e.code : undefined;
     const where = `${config.host}:${config.port}`;

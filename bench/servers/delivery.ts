@@ -8,7 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildApp } from '../../src/app.js';
-import { boot } from '../../src/bootstrap.js';
+import { boot, listen } from '../../src/bootstrap.js';
 import { loadConfig } from '../../src/config.js';
 import type { Params, ServerKind } from '../lib/types.js';
 
@@ -33,6 +33,8 @@ const configOf = (p: Params) =>
     ADMIN_TOKEN: text(p, 'adminToken'),
     RATE_LIMITS: 'off',
     WEBHOOK_ALLOW_INSECURE: '1',
+    HOST: '127.0.0.1',
+    PORT: '0',
     LOG_LEVEL: 'warn',
   });
 
@@ -67,7 +69,8 @@ export const deliveryServer: ServerKind = {
     const booted = await boot(config);
     const s = booted.services;
     const app = await buildApp(s, { logger: { level: config.logLevel } });
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    // As the server listens (its connection backlog matters when 10,000 polls connect at once).
+    await listen(app, config);
     s.dispatcher.start();
     return {
       port: (app.server.address() as AddressInfo).port,
