@@ -9,7 +9,14 @@
 import { readFileSync } from 'node:fs';
 
 const inlined = new Set(['kysely', 'typebox']);
-const { dependencies } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+const { dependencies, config } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+if (typeof config?.nodeFlags !== 'string') throw new Error('package.json: config.nodeFlags is not a string');
+
+/**
+ * The node flags the server runs with (package.json `config.nodeFlags`, spelt out in `npm start`
+ * and `npm run serve`), for whatever starts a bundle: the bench's servers and the bundle test.
+ */
+export const nodeFlags = config.nodeFlags.split(' ').filter(Boolean);
 
 /** esbuild options shared by every server bundle (add entryPoints and the output). */
 export const bundleOptions = {

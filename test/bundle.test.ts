@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundleOptions } from '../scripts/bundle.mjs';
+import { bundleOptions, nodeFlags } from '../scripts/bundle.mjs';
 import { sha1 } from './helpers/factories.js';
 import { Proc, freePort, until } from './helpers/process.js';
 
@@ -17,21 +17,13 @@ const root = new URL('../', import.meta.url);
 const ADMIN_TOKEN = 'bundle-test-admin-token-0123456789';
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
 
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as {
-  config?: { nodeFlags?: unknown };
-  scripts?: Record<string, unknown>;
-};
-
-function nodeFlags(): string[] {
-  assert.equal(typeof pkg.config?.nodeFlags, 'string');
-  return String(pkg.config?.nodeFlags).split(' ').filter(Boolean);
-}
+const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts?: Record<string, unknown> };
 
 describe('node settings', () => {
   // The scripts spell the flags out (a shell variable would not expand on every platform); the
   // bench reads config.nodeFlags; they must stay the same.
   it('npm start and npm run serve pass exactly config.nodeFlags to node', () => {
-    const flags = nodeFlags().join(' ');
+    const flags = nodeFlags.join(' ');
     const scripts = pkg.scripts ?? {};
     assert.equal(scripts.serve, `node scripts/build.mjs && node ${flags} dist/server.js`);
     assert.equal(scripts.start, `node scripts/build.mjs && node --enable-source-maps ${flags} dist/server.js --demo`);
@@ -50,7 +42,7 @@ describe('the production bundle', { timeout: 120_000 }, () => {
     await build({ ...bundleOptions, entryPoints: [fileURLToPath(new URL('src/server.ts', root))], outfile: file });
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    const child = spawn(process.execPath, [...nodeFlags(), file], {
+    const child = spawn(process.execPath, [...nodeFlags, file], {
       env: {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: `sqlite:${dataDir}/platform.db`,

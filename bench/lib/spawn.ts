@@ -1,11 +1,11 @@
 // Starts a registered server in a child process (so the load generator never shares its event
 // loop) and waits until it listens.
 import { fork, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundleOptions } from '../../scripts/bundle.mjs';
+import { bundleOptions, nodeFlags } from '../../scripts/bundle.mjs';
 import type { FromChild, ToChild } from './child.js';
 import type { Params, ServerReport } from './types.js';
 
@@ -23,7 +23,6 @@ export interface ServerProcess {
 }
 
 const childSource = fileURLToPath(new URL('./child.ts', import.meta.url));
-const packageJson = new URL('../../package.json', import.meta.url);
 /** Inside the repository (bench/results/ is not in git), so the bundle's imports find node_modules. */
 const buildDir = fileURLToPath(new URL('../results/build/', import.meta.url));
 
@@ -54,14 +53,9 @@ function compiled(): Promise<string> {
  * baseline included: each measures the runtime production uses. BENCH_NODE_FLAGS replaces them
  * for an experiment ('' for Node's defaults).
  */
-function nodeFlags(): string[] {
-  let flags = process.env.BENCH_NODE_FLAGS;
-  if (flags === undefined) {
-    const { config } = JSON.parse(readFileSync(packageJson, 'utf8')) as { config?: { nodeFlags?: unknown } };
-    if (typeof config?.nodeFlags !== 'string') throw new Error('package.json: config.nodeFlags is not a string');
-    flags = config.nodeFlags;
-  }
-  return flags.split(' ').filter(Boolean);
+function serverFlags(): readonly string[] {
+  const override = process.env.BENCH_NODE_FLAGS;
+  return override === undefined ? nodeFlags : override.split(' ').filter(Boolean);
 }
 
 export interface SpawnOptions {
@@ -101,7 +95,7 @@ export async function startServer(name: string, params: Params, options: SpawnOp
   // Profiles name the source files only under tsx (BENCH_TSX=1 asks for it without profiling).
   const tsx = options.cpuProfDir !== undefined || process.env.BENCH_TSX === '1';
   const execArgv = tsx ? ['--import', 'tsx'] : [];
-  execArgv.push(...nodeFlags());
+  execArgv.push(...serverFlags());
   if (options.cpuProfDir !== undefined) {
     // One directory per server; Node names each thread's profile (the main thread's is the big one).
     const dir = join(options.cpuProfDir, name);
