@@ -143,6 +143,28 @@ await describeStores(
       assert.equal((await signed(secret)).statusCode, 200);
     });
 
+    it('a secret reset stops token grants and transfers made with the old secret at once', async () => {
+      const [owner] = await createUsers(t().app, 1);
+      assert.ok(owner !== undefined, 'owner');
+      const app = await run((w) => s().developers.createApp(w, owner.user_id, { name: 'Till', redirect_uris: [] }));
+      const { oauth } = s();
+      assert.equal(await oauth.checkApp(app.app_id, app.app_secret), true, 'cached now');
+      assert.equal(await oauth.checkApp(app.app_id, `${app.app_secret.slice(0, -1)}x`), false, 'one character off');
+      const secret = await run((w) => s().developers.resetSecret(w, owner.user_id, app.app_id));
+      assert.equal(await oauth.checkApp(app.app_id, app.app_secret), false, 'the old secret');
+      assert.equal(await oauth.checkApp(app.app_id, secret), true, 'the new secret');
+    });
+
+    it('an App Key that spells an app id does not make that app unknown to its secret', async () => {
+      const [owner] = await createUsers(t().app, 1);
+      assert.ok(owner !== undefined, 'owner');
+      const app = await run((w) => s().developers.createApp(w, owner.user_id, { name: 'Twin', redirect_uris: [] }));
+      failed(await botCall(t().app, 'getMe', app.app_id), 400, BAD_KEY, 'the id as a key is unknown');
+      assert.equal(await s().oauth.checkApp(app.app_id, app.app_secret), true);
+      assert.equal(await s().oauth.checkApp(`${app.app_id}0`, app.app_secret), false, 'an unknown id');
+      assert.equal(await s().oauth.checkApp('a'.repeat(65), app.app_secret), false, 'an id longer than any issued');
+    });
+
     it('a failed delivery is redelivered now, and again after its Update expired; delivered ones are not', async () => {
       const [owner, fan] = await createUsers(t().app, 2);
       assert.ok(owner !== undefined && fan !== undefined, 'users');

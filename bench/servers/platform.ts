@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/config.js';
 import { ensureDemo } from '../../src/demo/demo.js';
 import { SyntheticCommunity } from '../../src/demo/synthetic.js';
 import { formatCents } from '../../src/lib/money.js';
+import { findApp } from '../../src/modules/apps/index.js';
 import { checkLedger } from '../../src/modules/points/index.js';
 import type { Services } from '../../src/services.js';
 import type { AppCredentials } from '../lib/signing.js';
@@ -48,8 +49,10 @@ const ORDER_AMOUNT = formatCents(ORDER_CENTS);
 
 /** Payers credited with exactly what their orders need, and the orders issued through PaymentsService.authorize. */
 async function issueTransfers(s: Services, creds: AppCredentials, n: number, payerCount: number) {
-  const app = await s.oauth.checkApp(creds.app_id, creds.app_secret);
-  if (app === undefined) throw new Error('bench app not found');
+  const app = await findApp(s.db.k, creds.app_id);
+  if (app === undefined || !(await s.oauth.checkApp(creds.app_id, creds.app_secret))) {
+    throw new Error('bench app not found');
+  }
   payerCount = Math.max(1, Math.min(payerCount, n));
   const payers = Array.from({ length: payerCount }, (_, i) => `bench-payer-${i}`);
   const perPayer = (i: number) => Math.floor(n / payerCount) + (i < n % payerCount ? 1 : 0);

@@ -1,15 +1,16 @@
-// App Key -> credential, cached in memory because it is read on every authenticated request.
+// App Key -> credential, and app id -> credential for the calls that send the App Secret itself
+// (token grants, transfers), cached in memory because they are read on every authenticated request.
 // Entries are dropped when a key or secret is reset (here, or on another instance): the reset
 // touches appKey(appId) and Invalidations brings it to every instance after the commit.
 //
-// Strangers choose the keys they send, so nothing they send is kept as it came: valid keys are
-// cached under the key itself (only keys that exist get there, so that cache cannot grow past the
-// number of keys), failed look-ups under the key's hash in a small LRU.
+// Strangers choose the keys and ids they send, so nothing they send is kept as it came: valid keys
+// and ids are cached under themselves (only ones that exist get there, so those caches cannot grow
+// past the number of apps), failed look-ups under a hash in a small LRU.
 import type { AppKind } from '../../db/types.js';
-import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
+import { safeEqual, sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import { APP_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import { TtlCache } from '../../lib/ttl-lru.js';
-import type { AppReads } from './repo.js';
+import type { AppReads, CredentialRow } from './repo.js';
 
 export interface Credential {
   appId: string;
@@ -22,6 +23,8 @@ export interface Credential {
 
 /** Issued keys are 35 characters (ids.ts); a longer one cannot match, so it is refused unread. */
 export const MAX_API_KEY_LENGTH = 64;
+/** Issued app ids are 20 characters (ids.ts); the same reasoning. */
+const MAX_APP_ID_LENGTH = 64;
 const MAX_VALID = 100_000;
 const MAX_UNKNOWN = 10_000;
 const NEGATIVE_TTL_MS = 5_000;
@@ -30,7 +33,9 @@ const POSITIVE_TTL_MS = 300_000;
 export class CredentialStore {
   /** Raw key -> credential: a hit costs no hashing. */
   private readonly valid: TtlCache<Credential>;
-  /** Key hashes that matched no usable credential recently, so a flood of them spares the store. */
+  /** App id -> credential, for the App Secret checks: a hit costs no query and no decryption. */
+  private readonly byId: TtlCache<Credential>;
+  /** Hashes of keys and ids that matched no usable credential recently, so a flood of them spares the store. */
   private readonly unknown: TtlCache<true>;
 
   constructor(
@@ -40,11 +45,13 @@ export class CredentialStore {
     now: () => number,
   ) {
     this.valid = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now);
+    this.byId = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now);
     this.unknown = new TtlCache(NEGATIVE_TTL_MS, MAX_UNKNOWN, now);
     invalidations.listen((key) => {
       if (!key.startsWith(APP_KEY_PREFIX)) return;
       const appId = key.slice(APP_KEY_PREFIX.length);
       this.valid.deleteWhere((c) => c.appId === appId);
+      this.byId.delete(appId);
     });
   }
 
@@ -58,10 +65,31 @@ export class CredentialStore {
     if (hit !== undefined) return hit;
     if (apiKey.length > MAX_API_KEY_LENGTH) return undefined;
     const keyHash = sha256Hex(apiKey);
-    if (this.unknown.has(keyHash)) return undefined;
-    const row = await this.reads.credentialByKeyHash.first([keyHash]);
+    return this.load(this.valid, apiKey, keyHash, () => this.reads.credentialByKeyHash.first([keyHash]));
+  }
+
+  /** The app's credential when `appSecret` is its App Secret (compared in constant time). */
+  async byAppSecret(appId: string, appSecret: string): Promise<Credential | undefined> {
+    let credential = this.byId.get(appId);
+    if (credential === undefined && appId.length <= MAX_APP_ID_LENGTH) {
+      // Prefixed: an id must not share a negative entry with an App Key of the same text.
+      const missKey = sha256Hex(`app_id ${appId}`);
+      credential = await this.load(this.byId, appId, missKey, () => this.reads.credentialByAppId.first([appId]));
+    }
+    return credential !== undefined && safeEqual(credential.secret, appSecret) ? credential : undefined;
+  }
+
+  /** Reads a credential the caches do not hold; remembers it under `raw`, or its absence under `missKey`. */
+  private async load(
+    cache: TtlCache<Credential>,
+    raw: string,
+    missKey: string,
+    read: () => Promise<CredentialRow | undefined>,
+  ): Promise<Credential | undefined> {
+    if (this.unknown.has(missKey)) return undefined;
+    const row = await read();
     if (row === undefined || row.disabled === 1) {
-      this.unknown.set(keyHash, true);
+      this.unknown.set(missKey, true);
       return undefined;
     }
     const credential: Credential = {
@@ -71,7 +99,7 @@ export class CredentialStore {
       botUserId: row.bot_user_id,
       secret: this.box.open(row.app_secret_enc),
     };
-    this.valid.set(apiKey, credential);
+    cache.set(raw, credential);
     return credential;
   }
 }

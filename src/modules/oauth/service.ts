@@ -7,9 +7,10 @@ import type { Db } from '../../db/connect.js';
 import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { safeEqual, sha256Hex, type SecretBox } from '../../lib/crypto.js';
+import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
 import { findApp, redirectUris } from '../apps/index.js';
+import type { CredentialStore } from '../auth/index.js';
 import type { AccessTokens } from './jwt.js';
 import { verifierMatches } from './pkce.js';
 import * as repo from './repo.js';
@@ -38,16 +39,14 @@ export class OAuthService {
     private readonly db: Db,
     private readonly work: UnitOfWork,
     private readonly clock: Clock,
-    private readonly box: SecretBox,
+    private readonly credentials: CredentialStore,
     private readonly tokens: AccessTokens,
     private readonly config: Pick<Config, 'authCodeTtlS' | 'accessTokenTtlS' | 'refreshTokenTtlS'>,
   ) {}
 
-  /** The app, when `appSecret` is its App Secret (compared in constant time). */
-  async checkApp(appId: string, appSecret: string): Promise<AppRef | undefined> {
-    const app = await findApp(this.db.k, appId);
-    if (app === undefined || app.disabled === 1) return undefined;
-    return safeEqual(this.box.open(app.app_secret_enc), appSecret) ? app : undefined;
+  /** Whether `appSecret` is the App Secret of an enabled app (cached; compared in constant time). */
+  async checkApp(appId: string, appSecret: string): Promise<boolean> {
+    return (await this.credentials.byAppSecret(appId, appSecret)) !== undefined;
   }
 
   /** The app and whether `redirectUri` is one it registered, character for character. */
@@ -116,7 +115,7 @@ export class OAuthService {
     user_id: string;
     code_verifier?: string | undefined;
   }): Promise<TokenRecord> {
-    if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
+    if (!(await this.checkApp(p.app_id, p.app_secret))) throw new AppError(Errors.badAppCredentials);
     const now = this.clock.now();
     const hash = sha256Hex(p.code);
     const code = await repo.findCode(this.db.k, hash);
@@ -149,7 +148,7 @@ export class OAuthService {
     app_secret: string;
     user_id: string;
   }): Promise<TokenRecord> {
-    if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
+    if (!(await this.checkApp(p.app_id, p.app_secret))) throw new AppError(Errors.badAppCredentials);
     const now = this.clock.now();
     const hash = sha256Hex(p.refresh_token);
     const token = await repo.findRefresh(this.db.k, hash);
@@ -171,7 +170,7 @@ export class OAuthService {
    * another app, changes nothing and is not told apart (section 2.2).
    */
   async revoke(p: { app_id: string; app_secret: string; token: string; token_type_hint?: string | undefined }) {
-    if ((await this.checkApp(p.app_id, p.app_secret)) === undefined) throw new AppError(Errors.badAppCredentials);
+    if (!(await this.checkApp(p.app_id, p.app_secret))) throw new AppError(Errors.badAppCredentials);
     const now = this.clock.now();
     // The hint orders the look-ups only (section 2.1): a wrong one still finds the token.
     const lookups = [() => this.refreshFamily(p.token), () => this.accessFamily(p.token, now)];

@@ -107,7 +107,7 @@ export class PaymentsService {
     access_token: string;
     serial_id: string;
   }): Promise<TransferResult> {
-    if ((await this.oauth.checkApp(p.app_id, p.app_secret)) === undefined) throw refusal(Errors.paymentAppInvalid);
+    if (!(await this.oauth.checkApp(p.app_id, p.app_secret))) throw refusal(Errors.paymentAppInvalid);
     const order = await this.orders.find.first([p.serial_id]);
     if (order?.app_id !== p.app_id || order.token_hash !== sha256Hex(p.access_token)) {
       throw refusal(Errors.paymentTokenMismatch);
