@@ -108,15 +108,19 @@ export class PaymentsService {
     serial_id: string;
   }): Promise<TransferResult> {
     if (!(await this.oauth.checkApp(p.app_id, p.app_secret))) throw refusal(Errors.paymentAppInvalid);
-    const order = await this.orders.find.first([p.serial_id]);
-    if (order?.app_id !== p.app_id || order.token_hash !== sha256Hex(p.access_token)) {
-      throw refusal(Errors.paymentTokenMismatch);
-    }
-    if (order.status === 'completed') throw refusal(Errors.transferRepeated);
-    if (order.status === 'failed') throw refusal(Errors.balanceInsufficient);
-    if (order.token_expires_at <= this.clock.now()) throw refusal(Errors.paymentTokenExpired);
+    const tokenHash = sha256Hex(p.access_token);
+    /** The order that could not be paid: marked failed after the transaction rolled back. */
+    let unpaid: string | undefined;
     try {
       await this.work.run(async ({ tx, now }) => {
+        unpaid = undefined;
+        // Read through the writer, inside the transaction: the read-only connection's page cache is
+        // dropped whenever the writer commits, so there the look-up re-read its pages every time.
+        const [order] = (await this.orders.find.run(tx, [p.serial_id])).rows;
+        if (order?.app_id !== p.app_id || order.token_hash !== tokenHash) throw refusal(Errors.paymentTokenMismatch);
+        if (order.status === 'completed') throw refusal(Errors.transferRepeated);
+        if (order.status === 'failed') throw refusal(Errors.balanceInsufficient);
+        if (order.token_expires_at <= now) throw refusal(Errors.paymentTokenExpired);
         // Claiming the order first: of two racing requests for one serial, one moves the points.
         const claimed = await this.orders.settle.run(tx, ['completed', '1', now, order.serial_id]);
         if (Number(claimed.numAffectedRows ?? 0) === 0) throw refusal(Errors.transferRepeated);
@@ -131,13 +135,17 @@ export class PaymentsService {
           },
           now,
         );
-        // Rolls the claim back; the order is then marked failed on its own.
-        if (!moved) throw refusal(Errors.balanceInsufficient);
+        if (!moved) {
+          // Rolls the claim back; the order is then marked failed on its own.
+          unpaid = order.serial_id;
+          throw refusal(Errors.balanceInsufficient);
+        }
       });
     } catch (e) {
-      if (!isInsufficient(e)) throw e;
+      if (unpaid === undefined || !isInsufficient(e)) throw e;
+      const serial = unpaid;
       const { paymentCode } = Errors.balanceInsufficient;
-      await this.work.run(({ tx, now }) => this.orders.settle.run(tx, ['failed', paymentCode, now, order.serial_id]));
+      await this.work.run(({ tx, now }) => this.orders.settle.run(tx, ['failed', paymentCode, now, serial]));
       throw e;
     }
     return { code: '1', msg: 'success', source: SOURCE };
