@@ -1,7 +1,7 @@
 // Set-based statements for the event pipeline: a batch's rows travel as ONE JSON parameter, read
-// back as a table (json_each or jsonb_each on SQLite, json_array_elements on PostgreSQL). So one SQL text serves
-// any number of rows (compiled once: connect.ts caches SQLite statements by text), and neither
-// SQLite's variable limit nor PostgreSQL's 65,535 parameters can be reached.
+// back as a table (json_each or jsonb_each on SQLite, json_array_elements on PostgreSQL). So one
+// SQL text serves any number of rows (compiled once: connect.ts caches SQLite statements by text),
+// and neither SQLite's variable limit nor PostgreSQL's 65,535 parameters can be reached.
 import { CompiledQuery } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
 import type { BatchContext } from './define.js';
