@@ -16,7 +16,11 @@ export const typedArg = <T>(i: number) => sql<T>`${arg(i)}`;
 export const numArg = (i: number) => typedArg<number>(i);
 
 export interface Prepared<R> {
-  /** Committed data, outside any transaction. */
+  /**
+   * Committed data, outside any transaction. On SQLite this is the read-only connection, whose
+   * page cache is dropped whenever the writer commits: a read that precedes a write of the same
+   * request goes through `run` inside that write's transaction instead.
+   */
   first(args: readonly unknown[]): Promise<R | undefined>;
   all(args: readonly unknown[]): Promise<R[]>;
   /** Through `tx` (a transaction, or the store itself): writes, and reads of a transaction's own changes. */
