@@ -37,6 +37,11 @@ export class CredentialStore {
   private readonly byId: TtlCache<Credential>;
   /** Hashes of keys and ids that matched no usable credential recently, so a flood of them spares the store. */
   private readonly unknown: TtlCache<true>;
+  /**
+   * Counts credential changes announced: a read that a change overtook (its answer may predate a
+   * reset) is answered but not remembered, or the old secret would outlive its reset here.
+   */
+  private changes = 0;
 
   constructor(
     private readonly reads: AppReads,
@@ -50,6 +55,7 @@ export class CredentialStore {
     invalidations.listen((key) => {
       if (!key.startsWith(APP_KEY_PREFIX)) return;
       const appId = key.slice(APP_KEY_PREFIX.length);
+      this.changes++;
       this.valid.deleteWhere((c) => c.appId === appId);
       this.byId.delete(appId);
     });
@@ -72,8 +78,9 @@ export class CredentialStore {
   async byAppSecret(appId: string, appSecret: string): Promise<Credential | undefined> {
     let credential = this.byId.get(appId);
     if (credential === undefined && appId.length <= MAX_APP_ID_LENGTH) {
-      // Prefixed: an id must not share a negative entry with an App Key of the same text.
-      const missKey = sha256Hex(`app_id ${appId}`);
+      // Key misses are kept under bare hex, which never holds ':', so no App Key a stranger sends
+      // can take the place of an id's miss and hide the app.
+      const missKey = `id:${sha256Hex(appId)}`;
       credential = await this.load(this.byId, appId, missKey, () => this.reads.credentialByAppId.first([appId]));
     }
     return credential !== undefined && safeEqual(credential.secret, appSecret) ? credential : undefined;
@@ -87,9 +94,11 @@ export class CredentialStore {
     read: () => Promise<CredentialRow | undefined>,
   ): Promise<Credential | undefined> {
     if (this.unknown.has(missKey)) return undefined;
+    const changes = this.changes;
     const row = await read();
+    const current = changes === this.changes;
     if (row === undefined || row.disabled === 1) {
-      this.unknown.set(missKey, true);
+      if (current) this.unknown.set(missKey, true);
       return undefined;
     }
     const credential: Credential = {
@@ -99,7 +108,7 @@ export class CredentialStore {
       botUserId: row.bot_user_id,
       secret: this.box.open(row.app_secret_enc),
     };
-    cache.set(raw, credential);
+    if (current) cache.set(raw, credential);
     return credential;
   }
 }
