@@ -16,9 +16,10 @@ export interface Db {
   /**
    * Native handles for statements prepared once on hot paths (see prepared.ts). On SQLite those
    * reads use their own read-only connection, so they see committed data only, never the middle
-   * of a transaction running on the writer.
+   * of a transaction running on the writer; the writer runs them inside a transaction.
    */
-  readonly native: { dialect: 'sqlite'; reader: SQLite.Database } | { dialect: 'postgres'; pool: Pool };
+  readonly native:
+    { dialect: 'sqlite'; reader: SQLite.Database; writer: SQLite.Database } | { dialect: 'postgres'; pool: Pool };
   close(): Promise<void>;
 }
 
@@ -84,7 +85,7 @@ function openSqlite(path: string): Db {
     dialect: 'sqlite',
     k,
     schema: undefined,
-    native: { dialect: 'sqlite', reader },
+    native: { dialect: 'sqlite', reader, writer: sqlite },
     close: async () => {
       await k.destroy();
       if (reader !== sqlite) reader.close();

@@ -3,6 +3,7 @@
 // request pays neither query building nor SQL parsing.
 import { createHash } from 'node:crypto';
 import { CompiledQuery, sql, type Compilable, type InferResult, type Kysely, type QueryResult } from 'kysely';
+import type SQLite from 'better-sqlite3';
 import type { DB } from './types.js';
 import type { Db } from './connect.js';
 
@@ -48,10 +49,21 @@ export function prepare<Q extends Compilable>(db: Db, query: Q): Prepared<InferR
       if (statement === undefined) throw new Error('first() and all() are for select statements; use run()');
       return statement;
     };
+    // Kysely holds the writer's one connection for a transaction from its begin to its commit, so
+    // inside one the statement runs on that connection directly, as Kysely's driver would run it
+    // (all() for statements that return rows, run() otherwise) but without its layers of promises:
+    // about a tenth of a transfer's CPU. Outside a transaction it waits for the connection.
+    let written: SQLite.Statement<unknown[], R> | undefined;
+    const inTransaction = (args: readonly unknown[]): QueryResult<R> => {
+      written ??= native.writer.prepare<unknown[], R>(compiled.sql);
+      if (written.reader) return { rows: written.all(bind(args)) };
+      const { changes, lastInsertRowid } = written.run(bind(args));
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    };
     return {
       first: (args) => Promise.resolve(reader().get(...bind(args))),
       all: (args) => Promise.resolve(reader().all(...bind(args))),
-      run,
+      run: (tx, args) => (tx.isTransaction ? Promise.resolve(inTransaction(args)) : run(tx, args)),
     };
   }
   const name = `p_${createHash('sha1').update(compiled.sql).digest('hex').slice(0, 16)}`;
