@@ -52,7 +52,7 @@ export function prepare<Q extends Compilable>(db: Db, query: Q): Prepared<InferR
     // Kysely holds the writer's one connection for a transaction from its begin to its commit, so
     // inside one the statement runs on that connection directly, as Kysely's driver would run it
     // (all() for statements that return rows, run() otherwise) but without its layers of promises:
-    // about a tenth of a transfer's CPU. Outside a transaction it waits for the connection.
+    // about a fifth of a transfer's CPU. Outside a transaction it waits for the connection.
     let written: SQLite.Statement<unknown[], R> | undefined;
     const inTransaction = (args: readonly unknown[]): QueryResult<R> => {
       written ??= native.writer.prepare<unknown[], R>(compiled.sql);
