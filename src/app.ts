@@ -56,8 +56,8 @@ export interface BuildOptions {
   logger?: FastifyServerOptions['logger'];
   /** Routes of the running mode (the demo's sign-in link), added before the app is ready. */
   extraRoutes?: (app: App) => void;
-  /** Build every response serializer now instead of on first use (tests: a bad schema fails at once). */
-  eagerSerializers?: boolean;
+  /** Compile every validator and serializer now instead of on first use (tests: a bad schema fails at once). */
+  eagerSchemas?: boolean;
 }
 
 export async function buildApp(s: Services, options: BuildOptions = {}): Promise<App> {
@@ -80,8 +80,8 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler(options.eagerSerializers === true));
+  app.setValidatorCompiler(validatorCompiler(options.eagerSchemas === true));
+  app.setSerializerCompiler(serializerCompiler(options.eagerSchemas === true));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   app.decorateRequest('credential', null);

@@ -35,9 +35,9 @@ describe('serializerCompiler', () => {
   });
 });
 
-await describeStores('every response schema of the application builds', (t) => {
-  it('buildApp with eager serializers', async () => {
-    const app = await buildApp(t().services, { eagerSerializers: true });
+await describeStores('every route schema of the application compiles', (t) => {
+  it('buildApp with eager validators and serializers', async () => {
+    const app = await buildApp(t().services, { eagerSchemas: true });
     await app.close();
   });
 });

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Ajv } from 'ajv';
-import { describeValidation } from '../src/http/validation.js';
+import { describeValidation, validatorCompiler } from '../src/http/validation.js';
 
 const schema = Type.Object(
   {
@@ -43,5 +43,40 @@ describe('describeValidation', () => {
   it('names the field alone without a context, and the context alone without an error', () => {
     assert.equal(describeValidation('', typebox.Errors({ name: 1 })), 'name: must be string');
     assert.equal(describeValidation('body', []), 'body');
+  });
+});
+
+// Route validators are compiled on a route's first request (src/http/validation.ts); Fastify reads
+// the errors of a failed check off the validator function itself.
+describe('validatorCompiler', () => {
+  const route = (httpPart: string, s: object = schema) => ({ schema: s, method: 'POST', url: '/x', httpPart });
+  type Validator = ((data: unknown) => unknown) & { errors?: unknown };
+  const compile = (eager: boolean, httpPart: string, s?: object) =>
+    validatorCompiler(eager)(route(httpPart, s)) as Validator;
+
+  it('lazy and eager validators answer alike and leave the same errors on themselves', () => {
+    for (const httpPart of ['body', 'querystring']) {
+      const lazy = compile(false, httpPart);
+      const eager = compile(true, httpPart);
+      for (const data of [{ name: 'a', level: 2 }, { name: 'a', level: -1 }, { name: 1 }, { name: 'a', other: true }]) {
+        assert.equal(lazy(data), eager(data), JSON.stringify(data));
+        assert.deepEqual(lazy.errors, eager.errors, JSON.stringify(data));
+      }
+      // A passed check clears the errors of the failed one before it.
+      assert.equal(lazy({ name: 'a' }), true);
+      assert.equal(lazy.errors, null);
+    }
+  });
+
+  it('coerces text only outside bodies, as before', () => {
+    assert.equal(compile(false, 'querystring')({ name: 'a', level: '3' }), true);
+    assert.equal(compile(false, 'body')({ name: 'a', level: '3' }), false);
+  });
+
+  it('a schema Ajv cannot compile fails at once when eager, on the first request when lazy', () => {
+    const broken = { $ref: '#/definitions/missing' };
+    assert.throws(() => compile(true, 'body', broken));
+    const lazy = compile(false, 'body', broken);
+    assert.throws(() => lazy({}));
   });
 });
