@@ -1,6 +1,6 @@
 // Response serializers are built on first use: the answer is what fast-json-stringify builds at
 // once, a schema it cannot build fails on its first answer (and every route's schemas build, which
-// the eager mode checks for the whole application).
+// the eager mode checks for the whole application, validators included: test/validation.test.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import build, { type Schema } from 'fast-json-stringify';

@@ -50,7 +50,10 @@ describe('describeValidation', () => {
 // the errors of a failed check off the validator function itself.
 describe('validatorCompiler', () => {
   const route = (httpPart: string, s: object = schema) => ({ schema: s, method: 'POST', url: '/x', httpPart });
-  type Validator = ((data: unknown) => unknown) & { errors?: unknown };
+  type Validator = ((data: unknown, context?: { parentData: object; parentDataProperty: string }) => unknown) & {
+    errors?: unknown;
+    schemaEnv?: unknown;
+  };
   const compile = (eager: boolean, httpPart: string, s?: object) =>
     validatorCompiler(eager)(route(httpPart, s)) as Validator;
 
@@ -59,8 +62,11 @@ describe('validatorCompiler', () => {
       const lazy = compile(false, httpPart);
       const eager = compile(true, httpPart);
       for (const data of [{ name: 'a', level: 2 }, { name: 'a', level: -1 }, { name: 1 }, { name: 'a', other: true }]) {
-        assert.equal(lazy(data), eager(data), JSON.stringify(data));
+        // Each gets its own copy: coercion rewrites what it checks.
+        const [forLazy, forEager] = [structuredClone(data), structuredClone(data)];
+        assert.equal(lazy(forLazy), eager(forEager), JSON.stringify(data));
         assert.deepEqual(lazy.errors, eager.errors, JSON.stringify(data));
+        assert.deepEqual(forLazy, forEager, JSON.stringify(data));
       }
       // A passed check clears the errors of the failed one before it.
       assert.equal(lazy({ name: 'a' }), true);
@@ -71,6 +77,14 @@ describe('validatorCompiler', () => {
   it('coerces text only outside bodies, as before', () => {
     assert.equal(compile(false, 'querystring')({ name: 'a', level: '3' }), true);
     assert.equal(compile(false, 'body')({ name: 'a', level: '3' }), false);
+  });
+
+  it('hands Ajv the parent of the value, as Fastify does for a function with a schemaEnv', () => {
+    const lazy = compile(false, 'querystring', { type: 'integer' });
+    assert.equal(Boolean(lazy.schemaEnv), true, 'Fastify passes the parent only to a function with a schemaEnv');
+    const parent = { q: '3' };
+    assert.equal(lazy(parent.q, { parentData: parent, parentDataProperty: 'q' }), true);
+    assert.deepEqual(parent, { q: 3 });
   });
 
   it('a schema Ajv cannot compile fails at once when eager, on the first request when lazy', () => {

@@ -9,29 +9,39 @@ const base: Options = { allErrors: false, removeAdditional: false, useDefaults: 
 const coercing = new Ajv({ ...base, coerceTypes: 'array' });
 const strict = new Ajv({ ...base, coerceTypes: false });
 
+/** Where the checked value sits (its parent and key), which Ajv needs to replace the value itself. */
+type DataValidationCxt = Parameters<ValidateFunction>[1];
+
 /** What Fastify calls per request: Ajv's answer, and its errors read off the function itself. */
 interface Validate {
-  (data: unknown): boolean;
+  (data: unknown, context?: DataValidationCxt): boolean;
   errors?: ValidateFunction['errors'];
+  /** Fastify hands a validator that has one the request as the parent of the value it checks. */
+  schemaEnv: true;
 }
 
 /**
  * Route validators, compiled by Ajv on a route's first request instead of at start-up: a process
- * holds code only for the routes it serves (compiling them all measured 3 MB of idle heap, held by
- * every process, most of it for routes a given instance never sees). `eager` compiles at once, so a
- * test of the whole application fails on a schema Ajv cannot compile rather than on a first request.
+ * holds code only for the routes it serves (the idle server's heap in use went from 28-29 to
+ * 25-26 MB, docs/SCALING.md section 1). `eager` compiles at once, so a test of the whole
+ * application fails on a schema Ajv cannot compile rather than on a first request. Like Ajv's own
+ * function, the wrapper takes the data's parent (Fastify passes it to a function with a
+ * `schemaEnv`), so Ajv can coerce or default the value itself, not only what is inside it.
  */
 export function validatorCompiler(eager: boolean): FastifySchemaCompiler<object> {
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
     if (eager) return ajv.compile(schema);
     let compiled: ValidateFunction | undefined;
-    const validate: Validate = (data) => {
-      compiled ??= ajv.compile(schema);
-      const valid = compiled(data);
-      validate.errors = compiled.errors;
-      return valid;
-    };
+    const validate: Validate = Object.assign(
+      (data: unknown, context?: DataValidationCxt): boolean => {
+        compiled ??= ajv.compile(schema);
+        const valid = compiled(data, context);
+        validate.errors = compiled.errors;
+        return valid;
+      },
+      { schemaEnv: true as const },
+    );
     return validate;
   };
 }
