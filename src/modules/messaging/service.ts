@@ -89,7 +89,7 @@ export class MessagingService {
     invalidations: Invalidations,
   ) {
     this.st = messagingStatements(db);
-    this.writer = new OutboxWriter(db);
+    this.writer = new OutboxWriter(work, db.dialect);
     this.members = new TtlCache(MEMBERSHIP_TTL_MS, 100_000, () => clock.now());
     // A membership entry holds the sender's level too: a level change drops the user's entries.
     invalidations.listen((key) => {
@@ -173,11 +173,9 @@ export class MessagingService {
     markup: Markup | null,
     mentions: readonly string[],
     now: number,
-    telegramMessageId: number,
-  ): OutboxInsert {
+  ): Omit<OutboxInsert, 'telegram_message_id'> {
     return {
       message_id: newId('msg'),
-      telegram_message_id: telegramMessageId,
       chat_type: chat.type,
       group_id: chat.type === 'group' ? chat.id : null,
       to_user_id: chat.type === 'private' ? chat.id : null,
@@ -211,15 +209,17 @@ export class MessagingService {
     await this.rateLimit(from, input.chat);
     await this.admit(from, input.chat, showsImage(input, markup));
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
-    const [number = 0] = await nextMessageNumbers(this.db.k, this.db.dialect, 1);
-    const row = this.row(sender, input.chat, input, markup, mentions, this.clock.now(), number);
+    const unnumbered = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
     if (key === undefined) {
-      await this.writer.write(row);
-      return { message: messageOf({ bot: row }), replayed: false };
+      const number = await this.writer.write(unnumbered);
+      return { message: messageOf({ bot: { ...unnumbered, telegram_message_id: number } }), replayed: false };
     }
     return this.work.run(async ({ tx }) => {
       const raced = await replay(tx);
       if (raced !== undefined) return raced;
+      const [number] = await nextMessageNumbers(tx, this.db.dialect, 1);
+      if (number === undefined) throw new Error('no message number was drawn');
+      const row = { ...unnumbered, telegram_message_id: number };
       await repo.insertOutbox(tx, [row]);
       await repo.rememberIdempotent(
         tx,
@@ -251,7 +251,10 @@ export class MessagingService {
       const numbers = await nextMessageNumbers(tx, this.db.dialect, fans.length);
       await repo.insertOutbox(
         tx,
-        fans.map((fan, i) => this.row(sender, { type: 'private', id: fan }, c, markup, [], now, numbers[i] ?? 0)),
+        fans.map((fan, i) => ({
+          ...this.row(sender, { type: 'private', id: fan }, c, markup, [], now),
+          telegram_message_id: numbers[i] ?? 0,
+        })),
       );
       return { sent: fans.length };
     });
@@ -268,7 +271,7 @@ export class MessagingService {
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
       await this.admit(from, chat, showsImage(c, markup));
-      const next = this.row(sender, chat, c, markup, [], now, row.telegram_message_id);
+      const next = this.row(sender, chat, c, markup, [], now);
       await repo.editOutbox(tx, row.message_id, {
         content: next.content,
         normalized: next.normalized,
