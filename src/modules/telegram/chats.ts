@@ -15,8 +15,8 @@ export async function resolveChat(s: Services, id: number | string): Promise<Cha
   if (n === undefined) return s.messaging.chat(String(id), undefined);
   const found =
     n < 0
-      ? { type: 'group' as const, id: await repo.groupIdByNumber(s.db.k, n) }
-      : { type: 'private' as const, id: await repo.userIdByNumber(s.db.k, n) };
+      ? { type: 'group' as const, id: await repo.groupIdByNumber(s.db, n) }
+      : { type: 'private' as const, id: await repo.userIdByNumber(s.db, n) };
   if (found.id === undefined) throw badRequest(CHAT_NOT_FOUND);
   return { type: found.type, id: found.id };
 }
@@ -24,7 +24,7 @@ export async function resolveChat(s: Services, id: number | string): Promise<Cha
 export async function resolveUser(s: Services, id: number | string): Promise<string> {
   const n = numberOf(id);
   if (n === undefined) return String(id);
-  const userId = await repo.userIdByNumber(s.db.k, n);
+  const userId = await repo.userIdByNumber(s.db, n);
   if (userId === undefined) throw badRequest('user not found');
   return userId;
 }

@@ -1,6 +1,8 @@
 // The Telegram surface's reads and its own state (commands, allowed_updates). Numbers are read by
 // the platform's ids in batches: a presentation costs one query per kind of object.
 import type { Kysely } from 'kysely';
+import type { Db } from '../../db/connect.js';
+import { arg, numArg, prepare } from '../../db/prepared.js';
 import { countOf, forIds } from '../../db/rows.js';
 import type { DB } from '../../db/types.js';
 
@@ -35,11 +37,47 @@ export async function messageNumbers(tx: Kysely<DB>, ids: readonly string[]): Pr
   return new Map(rows.map((r) => [r.message_id, r.telegram_message_id]));
 }
 
-export const userIdByNumber = async (tx: Kysely<DB>, n: number) =>
-  (await tx.selectFrom('users').select('user_id').where('telegram_id', '=', n).executeTakeFirst())?.user_id;
+/**
+ * The reads of every send through /telegram (its chat by number, the people and group of the Message
+ * it answers), compiled once per store (db/prepared.ts): building each with Kysely on every call
+ * was a sixth of such a send's CPU, most of it garbage to collect.
+ */
+function sendReads(db: Db) {
+  const k = db.k;
+  const people = ['user_id', 'telegram_id', 'name', 'is_bot'] as const;
+  return {
+    userIdByNumber: prepare(db, k.selectFrom('users').select('user_id').where('telegram_id', '=', numArg(0))),
+    groupIdByNumber: prepare(db, k.selectFrom('groups').select('group_id').where('telegram_id', '=', numArg(0))),
+    /** Arguments: two user ids (the same one twice for one user). */
+    twoUsers: prepare(
+      db,
+      k
+        .selectFrom('users')
+        .select(people)
+        .where('user_id', 'in', [arg(0), arg(1)]),
+    ),
+    group: prepare(
+      db,
+      k.selectFrom('groups').select(['group_id', 'telegram_id', 'name', 'owner_id']).where('group_id', '=', arg(0)),
+    ),
+  };
+}
 
-export const groupIdByNumber = async (tx: Kysely<DB>, n: number) =>
-  (await tx.selectFrom('groups').select('group_id').where('telegram_id', '=', n).executeTakeFirst())?.group_id;
+const compiled = new WeakMap<Db, ReturnType<typeof sendReads>>();
+
+/** The statements of `sendReads` for `db`, compiled on first use. */
+export function reads(db: Db): ReturnType<typeof sendReads> {
+  let r = compiled.get(db);
+  if (r === undefined) {
+    r = sendReads(db);
+    compiled.set(db, r);
+  }
+  return r;
+}
+
+export const userIdByNumber = async (db: Db, n: number) => (await reads(db).userIdByNumber.first([n]))?.user_id;
+
+export const groupIdByNumber = async (db: Db, n: number) => (await reads(db).groupIdByNumber.first([n]))?.group_id;
 
 export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
   (await tx.selectFrom('users').select('telegram_id').where('user_id', '=', userId).executeTakeFirst())?.telegram_id;
