@@ -6,7 +6,7 @@ import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/index.js';
-import { botContent, type Content, messageView, parseKeyboard } from '../messaging/index.js';
+import { botContent, type Content, parseKeyboard } from '../messaging/index.js';
 import { requestParams } from '../../http/params.js';
 import {
   AnswerCallbackParams,
@@ -85,7 +85,7 @@ export function botApiRoutes(app: App, s: Services): void {
       });
       // decisions.md section 3: a repeat returns the first response, marked as replayed.
       if (sent.replayed) void reply.header('idempotent-replayed', 'true');
-      return done(await messageView(s.db.k, sent.message));
+      return done(await s.messaging.view(sent.message));
     },
   );
 
@@ -109,7 +109,7 @@ export function botApiRoutes(app: App, s: Services): void {
         const { credential } = bot(request);
         const p = editParams(request);
         const chat = await s.messaging.chat(p.chat_id, p.chat_type);
-        return done(await messageView(s.db.k, await s.messaging.edit(credential, chat, p.message_id, content(p))));
+        return done(await s.messaging.view(await s.messaging.edit(credential, chat, p.message_id, content(p))));
       },
     );
   }

@@ -1,4 +1,4 @@
-// Statements compiled once for the send hot path's admission checks.
+// Statements compiled once for the send hot path: its admission checks and the view it answers with.
 import type { Db } from '../../db/connect.js';
 import { arg, prepare } from '../../db/prepared.js';
 
@@ -26,6 +26,15 @@ export function messagingStatements(db: Db) {
         .where('users.user_id', '=', arg(0)),
     ),
     userExists: prepare(db, k.selectFrom('users').select('user_id').where('user_id', '=', arg(0))),
+    /** Arguments: two user ids (the same one twice for one user). Whom a sent message's view names. */
+    viewUsers: prepare(
+      db,
+      k
+        .selectFrom('users')
+        .select(['user_id', 'name', 'wallet_address', 'avatar', 'is_bot'])
+        .where('user_id', 'in', [arg(0), arg(1)]),
+    ),
+    groupTitle: prepare(db, k.selectFrom('groups').select('name').where('group_id', '=', arg(0))),
     groupExists: prepare(db, k.selectFrom('groups').select('group_id').where('group_id', '=', arg(0))),
   };
 }

@@ -13,11 +13,11 @@ import { newId } from '../../lib/ids.js';
 import { policyOf, rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Credential } from '../auth/index.js';
 import { permissionsOf, privateAllowed } from '../bots/index.js';
-import { findGroup } from '../groups/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
 import type { InlineKeyboard } from './keyboard.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
 import { messageOf, type Message } from './message.js';
+import { messageView, viewWith, type MessageView } from './view.js';
 import { nextMessageNumbers } from './numbers.js';
 import { messagingStatements, type MessagingStatements } from './reads.js';
 import { OutboxWriter } from './outbox-writer.js';
@@ -285,9 +285,23 @@ export class MessagingService {
     });
   }
 
+  /**
+   * messageView of a message just sent or edited (committed, so read outside any transaction), by
+   * statements compiled once; a message that mentions users reads them all as messageView does.
+   */
+  async view(m: Message): Promise<MessageView> {
+    if (m.mentionUserIds.length > 0) return messageView(this.db.k, m);
+    const other = m.chat.type === 'private' && m.chat.id !== '' ? m.chat.id : m.fromUserId;
+    const [users, group] = await Promise.all([
+      this.st.viewUsers.all([m.fromUserId, other]),
+      m.chat.type === 'group' ? this.st.groupTitle.first([m.chat.id]) : undefined,
+    ]);
+    return viewWith(m, new Map(users.map((u) => [u.user_id, u])), group?.name);
+  }
+
   /** A bot method's chat: the given type, or a group when a group has that id, else a private chat. */
   async chat(chatId: string, chatType: 'private' | 'group' | undefined): Promise<ChatRef> {
-    const type = chatType ?? ((await findGroup(this.db.k, chatId)) !== undefined ? 'group' : 'private');
+    const type = chatType ?? ((await this.st.groupExists.first([chatId])) !== undefined ? 'group' : 'private');
     return { type, id: chatId };
   }
 
