@@ -21,6 +21,7 @@ import { momentEvents, momentReads, MomentsService } from './modules/moments/ind
 import { OutboxService } from './modules/outbox/index.js';
 import { Ledger, pointEvents, PointsService } from './modules/points/index.js';
 import { SessionsService } from './modules/sessions/index.js';
+import { telegramReads } from './modules/telegram/index.js';
 import { userEvents, userReads, UsersService } from './modules/users/index.js';
 import { MessagingService } from './modules/messaging/index.js';
 import { AccessTokens, OAuthService } from './modules/oauth/index.js';
@@ -126,6 +127,7 @@ export function createServices(deps: ServiceDeps) {
     oauth,
     payments: new PaymentsService(db, work, clock, oauth, ledger, config),
     messaging: new MessagingService(db, work, clock, shared.limiter, config, readsOfUsers, invalidations),
+    telegramReads: telegramReads(db),
     playground: new PlaygroundService(db, events),
     console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),
   };

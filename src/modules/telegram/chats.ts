@@ -4,7 +4,6 @@ import { Type } from 'typebox';
 import type { Services } from '../../services.js';
 import { type ChatRef, numberOf } from '../messaging/index.js';
 import { badRequest, CHAT_NOT_FOUND } from './errors.js';
-import * as repo from './repo.js';
 
 export const IdParam = Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 128 })], {
   description: 'a Telegram integer id, or the platform string id',
@@ -15,8 +14,8 @@ export async function resolveChat(s: Services, id: number | string): Promise<Cha
   if (n === undefined) return s.messaging.chat(String(id), undefined);
   const found =
     n < 0
-      ? { type: 'group' as const, id: await repo.groupIdByNumber(s.db, n) }
-      : { type: 'private' as const, id: await repo.userIdByNumber(s.db, n) };
+      ? { type: 'group' as const, id: (await s.telegramReads.groupIdByNumber.first([n]))?.group_id }
+      : { type: 'private' as const, id: (await s.telegramReads.userIdByNumber.first([n]))?.user_id };
   if (found.id === undefined) throw badRequest(CHAT_NOT_FOUND);
   return { type: found.type, id: found.id };
 }
@@ -24,7 +23,7 @@ export async function resolveChat(s: Services, id: number | string): Promise<Cha
 export async function resolveUser(s: Services, id: number | string): Promise<string> {
   const n = numberOf(id);
   if (n === undefined) return String(id);
-  const userId = await repo.userIdByNumber(s.db, n);
+  const userId = (await s.telegramReads.userIdByNumber.first([n]))?.user_id;
   if (userId === undefined) throw badRequest('user not found');
   return userId;
 }

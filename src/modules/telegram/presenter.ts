@@ -4,7 +4,7 @@
 // native surface does as its own; the numbers and names they need are read in one batch per kind
 // (a Directory), never the objects again.
 import type { Kysely } from 'kysely';
-import type { Db } from '../../db/connect.js';
+import type { Services } from '../../services.js';
 import type { DB } from '../../db/types.js';
 import { type InlineKeyboard, type Message, messageOf } from '../messaging/index.js';
 import type { UpdateObject } from '../delivery/index.js';
@@ -82,13 +82,12 @@ export class Directory {
     );
   }
 
-  /** For showing one message: its sender and chat read by statements compiled once (repo.reads). */
-  static async forMessage(db: Db, m: Message): Promise<Directory> {
-    const r = repo.reads(db);
+  /** For showing one message (committed): its sender and chat read by statements compiled once. */
+  static async forMessage(r: repo.TelegramReads, tx: Kysely<DB>, m: Message): Promise<Directory> {
     const [users, group, messages] = await Promise.all([
       r.twoUsers.all([m.fromUserId, m.chat.type === 'private' ? m.chat.id : m.fromUserId]),
       m.chat.type === 'group' ? r.group.first([m.chat.id]) : undefined,
-      repo.messageNumbers(db.k, m.number === undefined ? [m.messageId] : []),
+      repo.messageNumbers(tx, m.number === undefined ? [m.messageId] : []),
     ]);
     return new Directory(
       new Map(users.map((u) => [u.user_id, u])),
@@ -162,8 +161,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** One Message, as sendMessage and the edit methods answer it. */
-export async function presentMessage(db: Db, m: Message): Promise<TgMessage> {
-  return (await Directory.forMessage(db, m)).message(m);
+export async function presentMessage(s: Pick<Services, 'telegramReads' | 'db'>, m: Message): Promise<TgMessage> {
+  return (await Directory.forMessage(s.telegramReads, s.db.k, m)).message(m);
 }
 
 interface StoredParts {

@@ -39,10 +39,10 @@ export async function messageNumbers(tx: Kysely<DB>, ids: readonly string[]): Pr
 
 /**
  * The reads of every send through /telegram (its chat by number, the people and group of the Message
- * it answers), compiled once per store (db/prepared.ts): building each with Kysely on every call
- * was a sixth of such a send's CPU, most of it garbage to collect.
+ * it answers), compiled once (db/prepared.ts; built with the other services): building each with
+ * Kysely on every call made it wait in line for SQLite's writer behind the outbox's transactions.
  */
-function sendReads(db: Db) {
+export function telegramReads(db: Db) {
   const k = db.k;
   const people = ['user_id', 'telegram_id', 'name', 'is_bot'] as const;
   return {
@@ -62,22 +62,7 @@ function sendReads(db: Db) {
     ),
   };
 }
-
-const compiled = new WeakMap<Db, ReturnType<typeof sendReads>>();
-
-/** The statements of `sendReads` for `db`, compiled on first use. */
-export function reads(db: Db): ReturnType<typeof sendReads> {
-  let r = compiled.get(db);
-  if (r === undefined) {
-    r = sendReads(db);
-    compiled.set(db, r);
-  }
-  return r;
-}
-
-export const userIdByNumber = async (db: Db, n: number) => (await reads(db).userIdByNumber.first([n]))?.user_id;
-
-export const groupIdByNumber = async (db: Db, n: number) => (await reads(db).groupIdByNumber.first([n]))?.group_id;
+export type TelegramReads = ReturnType<typeof telegramReads>;
 
 export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
   (await tx.selectFrom('users').select('telegram_id').where('user_id', '=', userId).executeTakeFirst())?.telegram_id;

@@ -85,7 +85,7 @@ async function send(call: MethodCall, chat: ChatRef, content: Content) {
     idempotencyKey: call.idempotencyKey,
   });
   if (sent.replayed) call.replayed();
-  return presentMessage(call.s.db, sent.message);
+  return presentMessage(call.s, sent.message);
 }
 
 const SendMessageParams = Type.Object({
@@ -195,7 +195,7 @@ export const messageMethods = [
       const { chat, messageId } = await target(call, p);
       const keyboard = keyboardOf(p.reply_markup);
       const edited = await call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard));
-      return presentMessage(call.s.db, edited);
+      return presentMessage(call.s, edited);
     },
   }),
   method({
@@ -219,7 +219,7 @@ export const messageMethods = [
         content: current.content,
         replyMarkup: keyboard,
       });
-      return presentMessage(call.s.db, edited);
+      return presentMessage(call.s, edited);
     },
   }),
   method({
