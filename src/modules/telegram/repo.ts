@@ -39,8 +39,9 @@ export async function messageNumbers(tx: Kysely<DB>, ids: readonly string[]): Pr
 
 /**
  * The reads of every send through /telegram (its chat by number, the people and group of the Message
- * it answers), compiled once (db/prepared.ts; built with the other services): building each with
- * Kysely on every call made it wait in line for SQLite's writer behind the outbox's transactions.
+ * it answers), compiled once (db/prepared.ts; built with the other services). Built by Kysely on
+ * every call, each was compiled anew and, on SQLite, waited for the writer's one connection behind
+ * the outbox's transactions; these read committed rows on the read-only connection.
  */
 export function telegramReads(db: Db) {
   const k = db.k;
