@@ -107,6 +107,7 @@ export function createServices(deps: ServiceDeps) {
     metrics,
     adminTokenHash: deps.adminTokenHash,
     work,
+    invalidations,
     credentials,
     auth,
     events,

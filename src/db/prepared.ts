@@ -20,7 +20,8 @@ export interface Prepared<R> {
   /**
    * Committed data, outside any transaction. On SQLite this is the read-only connection, whose
    * page cache is dropped whenever the writer commits: a read that precedes a write of the same
-   * request goes through `run` inside that write's transaction instead.
+   * request goes through `run` inside that write's transaction instead. Never inside a write to
+   * decide it: on SQLite it would miss the writes its transaction shares (db/work.ts).
    */
   first(args: readonly unknown[]): Promise<R | undefined>;
   all(args: readonly unknown[]): Promise<R[]>;
@@ -75,3 +76,15 @@ export function prepare<Q extends Compilable>(db: Db, query: Q): Prepared<InferR
     run,
   };
 }
+
+/** Where a read of prepared statements goes: to committed data, or through a transaction. */
+export interface Reading {
+  readonly tx: Kysely<DB> | undefined;
+  one<R>(p: Prepared<R>, args: readonly unknown[]): Promise<R | undefined>;
+}
+
+/** Committed data, outside any transaction (`first`). */
+export const committed: Reading = { tx: undefined, one: (p, args) => p.first(args) };
+
+/** Through `tx`, so that the transaction's own writes, and on SQLite those it shares (db/work.ts), are seen. */
+export const within = (tx: Kysely<DB>): Reading => ({ tx, one: async (p, args) => (await p.run(tx, args)).rows[0] });

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import { committed, within, type Reading } from '../../db/prepared.js';
 import type { DB, GroupRole } from '../../db/types.js';
 import { UnitOfWork } from '../../db/work.js';
 import { MEMBER_KEY_PREFIX, memberKey, USER_KEY_PREFIX, type Invalidations } from '../../lib/invalidation.js';
@@ -101,15 +102,18 @@ export class MessagingService {
     });
   }
 
-  /** The sender's level and role in a group (role null: not a member), cached: read on every group send. */
-  private async senderInGroup(groupId: string, sender: string): Promise<SenderInGroup | undefined> {
+  /**
+   * The sender's level and role in a group (role null: not a member), cached: read on every group
+   * send. Inside a transaction it is read through it, uncached: see `admit`.
+   */
+  private async senderInGroup(at: Reading, groupId: string, sender: string): Promise<SenderInGroup | undefined> {
     const key = memberKey(groupId, sender);
-    const cached = this.members.get(key);
+    const cached = at.tx === undefined ? this.members.get(key) : undefined;
     if (cached !== undefined) return cached;
-    const row = await this.st.senderInGroup.first([groupId, sender]);
+    const row = await at.one(this.st.senderInGroup, [groupId, sender]);
     if (row === undefined) return undefined;
     const entry = { userId: sender, level: row.level, role: row.role };
-    this.members.set(key, entry);
+    if (at.tx === undefined) this.members.set(key, entry);
     return entry;
   }
 
@@ -133,29 +137,31 @@ export class MessagingService {
   }
 
   /**
-   * Who may receive what from `sender` in `chat`. Reads committed data through statements compiled
-   * once: this runs on every send.
+   * Who may receive what from `sender` in `chat`, by statements compiled once: this runs on every
+   * send. A send checks before its write, on committed data (`at` is `committed`); an edit checks
+   * inside its transaction, through it, because on SQLite that transaction may be shared with
+   * writes not yet committed (db/work.ts) that the check must see.
    */
-  private async admit(sender: string, chat: ChatRef, image: boolean): Promise<void> {
+  private async admit(at: Reading, sender: string, chat: ChatRef, image: boolean): Promise<void> {
     let level: number;
     let exemptFromImageLevel = false;
     if (chat.type === 'group') {
-      const s = await this.senderInGroup(chat.id, sender);
+      const s = await this.senderInGroup(at, chat.id, sender);
       if (s === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
       if (s.role === null) {
-        if ((await this.st.groupExists.first([chat.id])) === undefined) throw new AppError(Errors.unknownGroup);
+        if ((await at.one(this.st.groupExists, [chat.id])) === undefined) throw new AppError(Errors.unknownGroup);
         throw new AppError(Errors.notGroupMember);
       }
       level = s.level;
       // An administrator is exempt from the image level in that group only.
       exemptFromImageLevel = s.role === 'admin';
     } else {
-      const s = await this.st.senderPrivacy.first([sender]);
+      const s = await at.one(this.st.senderPrivacy, [sender]);
       if (s === undefined) throw new AppError(Errors.unknownUser, 'the sender no longer exists');
-      if ((await this.st.userExists.first([chat.id])) === undefined) {
+      if ((await at.one(this.st.userExists, [chat.id])) === undefined) {
         throw new AppError(Errors.unknownUser, 'unknown recipient');
       }
-      const follows = async (a: string, b: string) => (await this.userReads.isFollowing.first([a, b])) !== undefined;
+      const follows = async (a: string, b: string) => (await at.one(this.userReads.isFollowing, [a, b])) !== undefined;
       if (!(await privateAllowed(s.private_message_policy, sender, chat.id, follows))) {
         throw new AppError(Errors.privateNotAllowed);
       }
@@ -207,7 +213,7 @@ export class MessagingService {
     const earlier = await replay(this.db.k);
     if (earlier !== undefined) return earlier;
     await this.rateLimit(from, input.chat);
-    await this.admit(from, input.chat, showsImage(input, markup));
+    await this.admit(committed, from, input.chat, showsImage(input, markup));
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
     const unnumbered = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
     if (key === undefined) {
@@ -270,7 +276,7 @@ export class MessagingService {
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
-      await this.admit(from, chat, showsImage(c, markup));
+      await this.admit(within(tx), from, chat, showsImage(c, markup));
       const next = this.row(sender, chat, c, markup, [], now);
       await repo.editOutbox(tx, row.message_id, {
         content: next.content,
