@@ -6,10 +6,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
 import { arg, prepare } from '../src/db/prepared.js';
-import type { Work } from '../src/db/work.js';
+import SQLite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Db } from '../src/db/connect.js';
+import type { DB } from '../src/db/types.js';
+import { UnitOfWork, type Work } from '../src/db/work.js';
+import { LocalBus } from '../src/lib/shared-state.js';
 import { AppError, Errors } from '../src/errors.js';
-import { memberKey } from '../src/lib/invalidation.js';
-import { describeStores } from './helpers/app.js';
+import { Invalidations, memberKey } from '../src/lib/invalidation.js';
+import { describeStores, FakeClock } from './helpers/app.js';
 import { applyEvents, createBot, createUsers, uid, type TestUser } from './helpers/factories.js';
 
 await describeStores('unit of work', (t) => {
@@ -111,6 +116,27 @@ await describeStores('unit of work', (t) => {
     );
   });
 
+  it('a refused write is answered only after the shared commit, which the writes before it may have decided', async () => {
+    const { work } = t().services;
+    const { insert, read } = statements();
+    const [a = '', b = ''] = keys(2);
+    const kept = work.run(({ tx }) => insert.run(tx, [a, 'v']));
+    // On SQLite first() reads at once: whether the write before was committed when this one was refused.
+    const refused = work
+      .run(() => Promise.reject(new Error(`refused ${b}`)))
+      .then(
+        () => 'answered',
+        async () => ((await read.first([a])) === undefined ? 'refused before the commit' : 'refused after it'),
+      );
+    // A third write keeps the shared transaction open for a turn of the event loop, so that an
+    // answer given inside it would be heard before the commit.
+    const third = work.run(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    await Promise.all([kept, third]);
+    // PostgreSQL runs the two at once, each in its own transaction: when it is refused is not defined.
+    assert.notEqual(await refused, 'answered');
+    if (sqlite()) assert.equal(await refused, 'refused after it');
+  });
+
   it('announces a write after the shared commit, when its rows are committed, and never a failed one', async () => {
     const { work, invalidations } = t().services;
     const { insert, read } = statements();
@@ -139,10 +165,10 @@ await describeStores('unit of work', (t) => {
     );
   });
 
-  it('when SQLite ends the shared transaction under a write, each other write runs again alone, once', async () => {
+  it('when SQLite ends the shared transaction under a write, each write of it runs again alone, once', async () => {
     const { work, db } = t().services;
     const { insert, read } = statements();
-    const ks = keys(4);
+    const ks = keys(5);
     const runs = new Map<string, number>();
     let ended = false;
     const outcomes = await Promise.allSettled(
@@ -150,8 +176,10 @@ await describeStores('unit of work', (t) => {
         work.run(async ({ tx }) => {
           runs.set(key, (runs.get(key) ?? 0) + 1);
           await insert.run(tx, [key, 'v']);
-          // The third write ends the transaction as SQLite does on a full disk, the first time it runs.
-          if (i === 2 && !ended && db.native.dialect === 'sqlite') {
+          // The second write refuses on its own; the fourth ends the transaction as SQLite does
+          // on a full disk, the first time it runs.
+          if (i === 1) throw new Error(`refused ${key}`);
+          if (i === 3 && !ended && db.native.dialect === 'sqlite') {
             ended = true;
             db.native.writer.exec('ROLLBACK');
             throw new Error('database or disk is full');
@@ -162,14 +190,17 @@ await describeStores('unit of work', (t) => {
     );
     assert.deepEqual(
       outcomes.map((o) => (o.status === 'fulfilled' ? o.value : String(o.reason))),
-      ks,
+      ks.map((key, i) => (i === 1 ? `Error: refused ${key}` : key)),
     );
-    for (const key of ks) assert.deepEqual(await read.first([key]), { value: 'v' }, key);
-    // The first two were undone with the shared transaction and ran again, as did the third (its
-    // failure was the transaction's, not its own); the fourth had not run yet.
+    for (const [i, key] of ks.entries()) {
+      assert.deepEqual(await read.first([key]), i === 1 ? undefined : { value: 'v' }, key);
+    }
+    // The first four were undone with the shared transaction and ran again (the refused one too:
+    // its refusal might have rested on the writes undone; the fourth's failure was the
+    // transaction's, not its own); the fifth had not run yet, and ran once.
     assert.deepEqual(
       ks.map((key) => runs.get(key)),
-      sqlite() ? [2, 2, 2, 1] : [1, 1, 1, 1],
+      sqlite() ? [2, 2, 2, 2, 1] : [1, 1, 1, 1, 1],
     );
   });
 
@@ -224,4 +255,26 @@ await describeStores('unit of work', (t) => {
     release();
     await Promise.all([held, left, refused]);
   });
+});
+
+it('on SQLite, a group whose transaction cannot begin answers each write with the failure', async () => {
+  // A store whose connection cannot be had: every transaction fails before it begins. (Were the
+  // group put back in line, the drain would loop on it for ever, and nothing here would be answered.)
+  const sqlite = new SQLite(':memory:');
+  const db: Db = {
+    dialect: 'sqlite',
+    k: new Kysely<DB>({
+      dialect: new SqliteDialect({ database: () => Promise.reject(new Error('unable to open database file')) }),
+    }),
+    schema: undefined,
+    native: { dialect: 'sqlite', reader: sqlite, writer: sqlite },
+    close: () => Promise.resolve(),
+  };
+  const work = new UnitOfWork(db, new FakeClock(), new Invalidations(new LocalBus()));
+  const outcomes = await Promise.allSettled([1, 2, 3].map((n) => work.run(() => Promise.resolve(n))));
+  assert.deepEqual(
+    outcomes.map((o) => (o.status === 'rejected' ? String(o.reason) : o.value)),
+    Array.from({ length: 3 }, () => 'Error: unable to open database file'),
+  );
+  sqlite.close();
 });

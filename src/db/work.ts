@@ -137,39 +137,44 @@ export class UnitOfWork {
    * GROUP_MS (at least one): the rest go back to the head of the line. Never rejects.
    */
   private async together(group: Waiting[], writer: SQLite.Database): Promise<void> {
-    // The savepoint commands go straight to the connection that Kysely holds for the transaction.
     const began = performance.now();
     const ran: Waiting[] = [];
-    const refused = new Set<Waiting>();
+    // Every answer waits for the commit, refusals too: a refusal may rest on the writes before it
+    // (a balance they spent), which only count once committed.
     const answers: Array<() => void> = [];
     try {
       await this.db.k.transaction().execute(async (tx) => {
         for (const write of group) {
           if (ran.length > 0 && performance.now() - began >= GROUP_MS) break;
           ran.push(write);
+          // The savepoint commands go straight to the connection Kysely holds for the transaction.
           writer.exec('SAVEPOINT write');
           try {
-            answers.push(await write.attempt(tx));
+            const answer = await write.attempt(tx);
             writer.exec('RELEASE write');
+            answers.push(answer);
           } catch (e) {
             // SQLite ends the whole transaction on a few errors (a full disk, say): then the
             // writes before this one are gone too, and the group is run again below.
             if (!writer.inTransaction) throw e;
             writer.exec('ROLLBACK TO write');
             writer.exec('RELEASE write');
-            refused.add(write);
-            write.fail(e);
+            answers.push(() => {
+              write.fail(e);
+            });
           }
         }
       });
     } catch {
-      // The shared transaction did not commit, so none of it was kept: each write not refused on
-      // its own runs again alone, and is answered by that run.
-      for (const write of ran) if (!refused.has(write)) await write.alone();
+      // The shared transaction did not commit (or never began), so none of it was kept: each
+      // write of the group that ran, or all of them if none did, runs again alone and is answered
+      // by that run; the others go back to the head of the line.
+      const again = ran.length > 0 ? ran : group;
+      this.waiting.unshift(...group.slice(again.length));
+      for (const write of again) await write.alone();
       return;
-    } finally {
-      this.waiting.unshift(...group.slice(ran.length));
     }
+    this.waiting.unshift(...group.slice(ran.length));
     for (const answer of answers) answer();
   }
 }
