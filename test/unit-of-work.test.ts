@@ -142,7 +142,6 @@ await describeStores('unit of work', (t) => {
     const { insert, read } = statements();
     const ks = keys(4);
     // On SQLite first() reads at once, so what it finds is what was committed when the key was heard.
-    // A key is heard twice here: at once, and back from the bus (for other instances); the first counts.
     const heard = new Map<string, Promise<boolean>>();
     invalidations.listen((key) => {
       if (ks.includes(key) && !heard.has(key))

@@ -1,15 +1,22 @@
 // Change announcements for in-memory caches: after a commit that changed cached data, the keys
 // are dropped here at once and, through the bus, on every other instance.
+import { randomUUID } from 'node:crypto';
 import type { Bus } from './shared-state.js';
 
 const CHANNEL = 'cache:changed';
+/** Starts a message's first line, which names the instance that sent it; no key starts with it. */
+const ORIGIN = '@';
 
 export class Invalidations {
   private readonly listeners: ((key: string) => void)[] = [];
+  private readonly origin = `${ORIGIN}${randomUUID()}`;
 
   constructor(private readonly bus: Bus) {
     bus.subscribe(CHANNEL, (message) => {
-      for (const key of message.split('\n')) this.deliver(key);
+      const keys = message.split('\n');
+      // This instance's own announcements come back through the bus; it heard them when it made them.
+      if (keys[0] === this.origin) return;
+      for (const key of keys) if (!key.startsWith(ORIGIN)) this.deliver(key);
     });
   }
 
@@ -21,7 +28,7 @@ export class Invalidations {
   announce(keys: readonly string[]): void {
     if (keys.length === 0) return;
     for (const key of keys) this.deliver(key);
-    this.bus.publish(CHANNEL, keys.join('\n'));
+    this.bus.publish(CHANNEL, `${this.origin}\n${keys.join('\n')}`);
   }
 
   private deliver(key: string): void {

@@ -23,14 +23,45 @@ it('expires entries on the injected clock, exactly at the TTL', () => {
   assert.equal(cache.get('k'), undefined);
 });
 
-it('drops entries whose value matches', () => {
-  const cache = new TtlCache<string>(60_000, 10, () => 0);
-  for (const [k, v] of [
-    ['a', 'x'],
-    ['b', 'y'],
-    ['c', 'x'],
-  ] as const)
-    cache.set(k, v);
-  cache.deleteWhere((v) => v === 'x');
-  assert.deepEqual([...cache.keys()].sort(), ['b']);
+it('drops the entries of a group, and an entry leaves its group however it leaves the cache', () => {
+  let now = 1_000; // lru-cache takes a start time of 0 for "no TTL"
+  const cache = new TtlCache<{ user: string; n: number }>(
+    1_000,
+    3,
+    () => now,
+    (v) => v.user,
+  );
+  cache.set('a1', { user: 'a', n: 1 });
+  cache.set('a2', { user: 'a', n: 2 });
+  cache.set('b1', { user: 'b', n: 1 });
+  cache.deleteGroup('a');
+  assert.deepEqual([...cache.keys()], ['b1']);
+  // Replaced by a value of another group: dropping its old group leaves it.
+  cache.set('b1', { user: 'c', n: 1 });
+  cache.deleteGroup('b');
+  assert.deepEqual([...cache.keys()], ['b1']);
+  cache.deleteGroup('c');
+  assert.deepEqual([...cache.keys()], []);
+  // Evicted (least recently used), deleted, expired: none is left in a group to be dropped again.
+  for (const k of ['x1', 'x2', 'x3']) cache.set(k, { user: 'x', n: 0 });
+  now += 500;
+  cache.set('x4', { user: 'x', n: 0 });
+  cache.delete('x2');
+  now += 501;
+  assert.equal(cache.get('x3'), undefined);
+  cache.set('y1', { user: 'y', n: 0 });
+  assert.deepEqual(groupsOf(cache), { x: ['x4'], y: ['y1'] });
+  // Dropping an unknown group, or one already empty, does nothing.
+  cache.deleteGroup('nobody');
+  cache.deleteGroup('a');
+  assert.deepEqual([...cache.keys()].sort(), ['x4', 'y1']);
 });
+
+/** The cache's index of groups, as plain data (its private field, read for the test). */
+function groupsOf(cache: object): Record<string, string[]> {
+  const groups: unknown = Reflect.get(cache, 'groups');
+  assert.ok(groups instanceof Map, 'a grouped cache keeps its groups in a Map');
+  return Object.fromEntries(
+    [...groups].map(([g, keys]) => [String(g), keys instanceof Set ? [...keys].map(String) : []]),
+  );
+}

@@ -7,18 +7,58 @@ import { LRUCache } from 'lru-cache';
 
 // lru-cache stores anything but null and undefined.
 export class TtlCache<V extends object | string | number | boolean> extends LRUCache<string, V> {
-  constructor(ttlMs: number, max: number, now: () => number) {
+  /**
+   * The keys of each group, when entries are grouped (`groupOf`, e.g. the memberships of one
+   * user): a change to the group drops just its entries, not a scan of the whole cache. An entry
+   * leaves its group however it leaves the cache (dropped, replaced, evicted, expired).
+   */
+  private readonly groups: Map<string, Set<string>> | undefined;
+
+  constructor(
+    ttlMs: number,
+    max: number,
+    now: () => number,
+    private readonly groupOf?: (value: V) => string,
+  ) {
+    const groups = groupOf === undefined ? undefined : new Map<string, Set<string>>();
     // ttlResolution 0: read the clock on each check (no timer per millisecond), so an injected
     // clock is honoured exactly. The bound is a total size of one per entry rather than `max`,
     // because `max` allocates every slot up front: the 100,000-entry caches would hold about 4 MB
     // each while empty.
-    super({ maxSize: max, sizeCalculation: () => 1, ttl: ttlMs, ttlResolution: 0, perf: { now } });
+    super({
+      maxSize: max,
+      sizeCalculation: () => 1,
+      ttl: ttlMs,
+      ttlResolution: 0,
+      perf: { now },
+      ...(groups !== undefined && groupOf !== undefined
+        ? {
+            dispose: (value: V, key: string) => {
+              const group = groupOf(value);
+              const keys = groups.get(group);
+              keys?.delete(key);
+              if (keys?.size === 0) groups.delete(group);
+            },
+          }
+        : {}),
+    });
+    this.groups = groups;
   }
 
-  /** Drops every entry whose value matches. */
-  deleteWhere(match: (value: V) => boolean): void {
-    const doomed: string[] = [];
-    for (const [key, value] of this.entries()) if (match(value)) doomed.push(key);
-    for (const key of doomed) this.delete(key);
+  override set(key: string, value: V | undefined, options?: LRUCache.SetOptions<string, V, unknown>): this {
+    super.set(key, value, options);
+    if (this.groups === undefined || this.groupOf === undefined || value === undefined || !this.has(key)) return this;
+    const group = this.groupOf(value);
+    const keys = this.groups.get(group);
+    if (keys === undefined) this.groups.set(group, new Set([key]));
+    else keys.add(key);
+    return this;
+  }
+
+  /** Drops every entry of `group` (see `groupOf`). */
+  deleteGroup(group: string): void {
+    const keys = this.groups?.get(group);
+    if (keys === undefined) return;
+    for (const key of [...keys]) this.delete(key);
   }
 }

@@ -49,14 +49,14 @@ export class CredentialStore {
     invalidations: Invalidations,
     now: () => number,
   ) {
-    this.valid = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now);
+    this.valid = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now, (c) => c.appId);
     this.byId = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now);
     this.unknown = new TtlCache(NEGATIVE_TTL_MS, MAX_UNKNOWN, now);
     invalidations.listen((key) => {
       if (!key.startsWith(APP_KEY_PREFIX)) return;
       const appId = key.slice(APP_KEY_PREFIX.length);
       this.changes++;
-      this.valid.deleteWhere((c) => c.appId === appId);
+      this.valid.deleteGroup(appId);
       this.byId.delete(appId);
     });
   }

@@ -91,13 +91,17 @@ export class MessagingService {
   ) {
     this.st = messagingStatements(db);
     this.writer = new OutboxWriter(work, db.dialect);
-    this.members = new TtlCache(MEMBERSHIP_TTL_MS, 100_000, () => clock.now());
+    this.members = new TtlCache(
+      MEMBERSHIP_TTL_MS,
+      100_000,
+      () => clock.now(),
+      (m) => m.userId,
+    );
     // A membership entry holds the sender's level too: a level change drops the user's entries.
     invalidations.listen((key) => {
       if (key.startsWith(MEMBER_KEY_PREFIX)) this.members.delete(key);
       else if (key.startsWith(USER_KEY_PREFIX)) {
-        const userId = key.slice(USER_KEY_PREFIX.length);
-        this.members.deleteWhere((m) => m.userId === userId);
+        this.members.deleteGroup(key.slice(USER_KEY_PREFIX.length));
       }
     });
   }
