@@ -65,3 +65,20 @@ function groupsOf(cache: object): Record<string, string[]> {
     [...groups].map(([g, keys]) => [String(g), keys instanceof Set ? [...keys].map(String) : []]),
   );
 }
+
+it('caches what a read found, unless an entry was dropped while it read', async () => {
+  const cache = new TtlCache<string>(60_000, 10, () => 1_000);
+  assert.equal(await cache.getOrRead('a', () => Promise.resolve('old a')), 'old a');
+  assert.equal(cache.get('a'), 'old a');
+  // A change announced during the read (the row it saw may be older than the change): not cached.
+  let finish = (_: string) => {};
+  const reading = cache.getOrRead('b', () => new Promise<string>((resolve) => (finish = resolve)));
+  cache.delete('b');
+  finish('old b');
+  assert.equal(await reading, 'old b');
+  assert.equal(cache.get('b'), undefined);
+  // Nothing found is never cached; the next read asks again.
+  assert.equal(await cache.getOrRead('c', () => Promise.resolve(undefined)), undefined);
+  assert.equal(await cache.getOrRead('c', () => Promise.resolve('c')), 'c');
+  assert.equal(cache.get('c'), 'c');
+});

@@ -55,6 +55,28 @@ export class TtlCache<V extends object | string | number | boolean> extends LRUC
     return this;
   }
 
+  /** Counts explicit drops (announced changes), so that a read that overlapped one is not cached. */
+  private drops = 0;
+
+  override delete(key: string): boolean {
+    this.drops++;
+    return super.delete(key);
+  }
+
+  /**
+   * The cached value of `key`, or what `read` finds (undefined: nothing, never cached). What it
+   * finds is cached only if nothing was dropped while it read: a change announced meanwhile may
+   * have been committed after the read saw the row, and caching the row would keep it until the TTL.
+   */
+  async getOrRead(key: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
+    const cached = this.get(key);
+    if (cached !== undefined) return cached;
+    const drops = this.drops;
+    const value = await read();
+    if (value !== undefined && drops === this.drops) this.set(key, value);
+    return value;
+  }
+
   /** Drops every entry of `group` (see `groupOf`). */
   deleteGroup(group: string): void {
     const keys = this.groups?.get(group);

@@ -111,14 +111,11 @@ export class MessagingService {
    * send. Inside a transaction it is read through it, uncached: see `admit`.
    */
   private async senderInGroup(at: Reading, groupId: string, sender: string): Promise<SenderInGroup | undefined> {
-    const key = memberKey(groupId, sender);
-    const cached = at.tx === undefined ? this.members.get(key) : undefined;
-    if (cached !== undefined) return cached;
-    const row = await at.one(this.st.senderInGroup, [groupId, sender]);
-    if (row === undefined) return undefined;
-    const entry = { userId: sender, level: row.level, role: row.role };
-    if (at.tx === undefined) this.members.set(key, entry);
-    return entry;
+    const read = async () => {
+      const row = await at.one(this.st.senderInGroup, [groupId, sender]);
+      return row === undefined ? undefined : { userId: sender, level: row.level, role: row.role };
+    };
+    return at.tx === undefined ? this.members.getOrRead(memberKey(groupId, sender), read) : read();
   }
 
   private async limit(key: string, bucket: Bucket): Promise<void> {

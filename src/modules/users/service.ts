@@ -40,11 +40,7 @@ export class UsersService {
 
   /** A user's profile row, or undefined for an unknown user (never cached). */
   async record(userId: string): Promise<UserRecord | undefined> {
-    const cached = this.cache.get(userId);
-    if (cached !== undefined) return cached;
-    const row = await this.reads.publicUser.first([userId]);
-    if (row !== undefined) this.cache.set(userId, row);
-    return row;
+    return this.cache.getOrRead(userId, () => this.reads.publicUser.first([userId]));
   }
 
   /**
