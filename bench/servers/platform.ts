@@ -147,6 +147,9 @@ export const platformServer: ServerKind = {
       LOG_LEVEL: logLevel,
       HOST: '127.0.0.1',
       PORT: '0',
+      // Payment tokens are issued before the rounds, while the other stores' servers are still
+      // issuing theirs (minutes on PostgreSQL for 100,000): the default 300 s would expire them.
+      PAYMENT_TOKEN_TTL_S: '86400',
     });
     const booted = await boot(config);
     const s = booted.services;
