@@ -19,8 +19,9 @@ interface Pending {
 }
 
 export class OutboxWriter {
-  private queue: Pending[] = [];
-  private scheduled = false;
+  private readonly queue: Pending[] = [];
+  /** Whether a write of the queue has been asked of the unit of work and has not yet taken its rows. */
+  private asked = false;
 
   constructor(
     private readonly work: UnitOfWork,
@@ -31,36 +32,48 @@ export class OutboxWriter {
   write(row: UnnumberedRow): Promise<number> {
     return new Promise((resolve, reject) => {
       this.queue.push({ row, resolve, reject });
-      if (this.queue.length >= MAX_BATCH) {
+      if (!this.asked) {
+        this.asked = true;
         void this.flush();
-      } else if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.flush());
       }
     });
   }
 
+  /**
+   * One transaction for the sends queued when it starts: the unit of work starts it no sooner
+   * than the end of this turn of the event loop (on PostgreSQL, once it has a connection), so the
+   * sends read in the same turn are all in it, without a wait of the writer's own.
+   */
   private async flush(): Promise<void> {
-    const batch = this.queue;
-    if (batch.length === 0) return;
-    this.queue = [];
-    this.scheduled = false;
+    // Taken once: if the unit of work runs the transaction again, it writes the same rows.
+    let batch: Pending[] | undefined;
     try {
       // Numbered in the order the sends arrived, as drawing one at a time would number them.
       const numbers = await this.work.run(async ({ tx }) => {
-        const drawn = await nextMessageNumbers(tx, this.dialect, batch.length);
+        batch ??= this.take();
+        const rows = batch.map((p) => p.row);
+        const drawn = await nextMessageNumbers(tx, this.dialect, rows.length);
         await insertOutbox(
           tx,
-          batch.map((p, i) => ({ ...p.row, telegram_message_id: numberAt(drawn, i) })),
+          rows.map((row, i) => ({ ...row, telegram_message_id: numberAt(drawn, i) })),
         );
         return drawn;
       });
-      batch.forEach((p, i) => {
+      (batch ?? []).forEach((p, i) => {
         p.resolve(numberAt(numbers, i));
       });
     } catch (e) {
+      batch ??= this.take();
       for (const p of batch) p.reject(e);
     }
+  }
+
+  /** The next batch off the queue; what is left (past MAX_BATCH) is asked of the unit of work next. */
+  private take(): Pending[] {
+    const batch = this.queue.splice(0, MAX_BATCH);
+    this.asked = this.queue.length > 0;
+    if (this.asked) void this.flush();
+    return batch;
   }
 }
 
