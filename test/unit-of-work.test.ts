@@ -254,6 +254,73 @@ await describeStores('unit of work', (t) => {
     release();
     await Promise.all([held, left, refused]);
   });
+
+  /** A write that holds its transaction open until `release`; `inside` settles once it has written. */
+  const holdingWrite = (key: string, fail: boolean) => {
+    const { work } = t().services;
+    const { insert } = statements();
+    let release = (): void => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = (): void => undefined;
+    const inside = new Promise<void>((resolve) => {
+      entered = resolve;
+    });
+    const done = work.run(async ({ tx }) => {
+      await insert.run(tx, [key, 'in the transaction']);
+      entered();
+      await gate;
+      if (fail) throw new AppError(Errors.paramError, 'undone');
+    });
+    return { inside, release, done };
+  };
+
+  it('a read outside a transaction answers while a write holds the writer, and sees only what was committed', async () => {
+    const { db } = t().services;
+    const [key = ''] = keys(1);
+    const write = holdingWrite(key, false);
+    await write.inside;
+    const order: string[] = [];
+    const read = db.k
+      .selectFrom('meta')
+      .select('value')
+      .where('key', '=', key)
+      .execute()
+      .then((rows) => {
+        order.push('read');
+        return rows;
+      });
+    // On one SQLite connection the read would wait for this release, and then see the write.
+    setImmediate(() => {
+      order.push('released');
+      write.release();
+    });
+    const [rows] = await Promise.all([read, write.done]);
+    // PostgreSQL's reads never waited for a transaction, but answer over the network, after the release.
+    if (sqlite()) {
+      assert.deepEqual(order, ['read', 'released']);
+      assert.deepEqual(rows, []);
+    }
+    assert.deepEqual(await db.k.selectFrom('meta').select('value').where('key', '=', key).execute(), [
+      { value: 'in the transaction' },
+    ]);
+  });
+
+  it('a write outside a transaction waits for the one that holds the writer, and is not undone with it', async () => {
+    const { db } = t().services;
+    const [inTx = '', outside = ''] = keys(2);
+    const write = holdingWrite(inTx, true);
+    await write.inside;
+    const alone = db.k.insertInto('meta').values({ key: outside, value: 'alone' }).execute();
+    setImmediate(() => {
+      write.release();
+    });
+    await assert.rejects(write.done, (e) => e instanceof AppError && e.detail === 'undone');
+    await alone;
+    const rows = await db.k.selectFrom('meta').select(['key', 'value']).where('key', 'in', [inTx, outside]).execute();
+    assert.deepEqual(rows, [{ key: outside, value: 'alone' }]);
+  });
 });
 
 it('on SQLite, a group whose transaction cannot begin answers each write with the failure', async () => {
