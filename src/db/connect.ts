@@ -4,7 +4,6 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Pool } from 'pg';
-import { RoutingSqliteDialect } from './sqlite-routing.js';
 import type { DB } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -81,18 +80,16 @@ function openSqlite(path: string): Db {
   // An in-memory database exists on one connection only; it reads through the writer.
   const reader = memory ? sqlite : new SQLite(path, { readonly: true, fileMustExist: true });
   if (!memory) reader.pragma('busy_timeout = 5000');
-  // Kysely's SELECTs outside a transaction read through the read-only connection (sqlite-routing.ts).
-  const dialect = memory
-    ? new SqliteDialect({ database: cachingStatements(sqlite) })
-    : new RoutingSqliteDialect(cachingStatements(sqlite), cachingStatements(reader));
-  const k = new Kysely<DB>({ dialect });
+  const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return {
     dialect: 'sqlite',
     k,
     schema: undefined,
     native: { dialect: 'sqlite', reader, writer: sqlite },
-    // Closes both connections (the dialect's driver holds each).
-    close: () => k.destroy(),
+    close: async () => {
+      await k.destroy();
+      if (reader !== sqlite) reader.close();
+    },
   };
 }
 
