@@ -7,7 +7,7 @@ import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerDocs } from './http/docs.js';
 import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
-import { MAX_DEPTH, hasNul, inputFault } from './lib/nul.js';
+import { MAX_DEPTH, TEXT_FAULTS, hasNul, inputFault } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
 import type { App } from './http/types.js';
 import { serializerCompiler } from './http/serializer.js';
@@ -38,7 +38,7 @@ import type { Services } from './services.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The handler refuses U+0000 itself (with a more precise error). */
+    /** The handler refuses U+0000 and lone surrogates itself (lib/nul.ts textFault, with a more precise error). */
     checksNul?: boolean;
   }
 }
@@ -129,15 +129,17 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
       done();
       return;
     }
-    // routeOptions is built anew on each read, so only here; such routes refuse U+0000 themselves.
-    const nulIsOurs = request.routeOptions.config.checksNul !== true;
-    const fault = body === undefined ? undefined : inputFault(body, nulIsOurs);
+    // routeOptions is built anew on each read, so only here; such routes refuse faulty text themselves.
+    const textIsOurs = request.routeOptions.config.checksNul !== true;
+    const fault = body === undefined ? undefined : inputFault(body, textIsOurs);
     if (fault === 'deep') {
       done(new AppError(paramErrorFor(url), `input nests deeper than ${MAX_DEPTH} levels`));
       return;
     }
-    const refused = nulIsOurs && (fault === 'nul' || (escapedNul && (hasNul(request.query) || hasNul(request.params))));
-    done(refused ? new AppError(paramErrorFor(url), 'text must not contain U+0000') : undefined);
+    // Query and path parameters were UTF-8 (decodesCleanly), so only an escaped U+0000 can be there.
+    const refused =
+      fault ?? (escapedNul && (hasNul(request.query) || hasNul(request.params)) ? ('nul' as const) : undefined);
+    done(textIsOurs && refused !== undefined ? new AppError(paramErrorFor(url), TEXT_FAULTS[refused]) : undefined);
   });
 
   // Long polls would hold a stopping server for up to 50 s.

@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import fc from 'fast-check';
-import { hasNul, inputFault, tooDeep } from '../src/lib/nul.js';
+import { hasNul, inputFault, textFault, tooDeep } from '../src/lib/nul.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { createApp, createBot, createUsers, type BotCreds, type Creds, type TestUser } from './helpers/factories.js';
-import { listeningPort, rawRequest } from './helpers/raw-http.js';
+import { listeningPort, rawExchange, rawRequest } from './helpers/raw-http.js';
 
 const nestedObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 const nestedArray = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
@@ -31,8 +31,8 @@ it('walks of request input are iterative: 100,000 levels neither overflow nor go
   assert.equal(tooDeep({ a: [{ b: [1] }] }), false, 'ordinary nesting passes');
 });
 
-it('inputFault is tooDeep, then hasNul, in one walk', () => {
-  const text = fc.constantFrom('', 'a', '\u0000', 'x\u0000y');
+it('inputFault is tooDeep, then the text faults (U+0000, a lone surrogate), in one walk', () => {
+  const text = fc.constantFrom('', 'a', '\u0000', 'x\u0000y', '\ud800', 'a\udc00', '\ud83d\ude00');
   const value = fc.letrec((tie) => ({
     node: fc.oneof(
       { depthSize: 'small', withCrossShrink: true },
@@ -43,10 +43,28 @@ it('inputFault is tooDeep, then hasNul, in one walk', () => {
       fc.dictionary(text, tie('node'), { maxKeys: 3 }),
     ),
   })).node;
+  /** Every string and key in `v`, by a plain recursive walk (the values here nest a few levels). */
+  const strings = (v: unknown): string[] =>
+    typeof v === 'string'
+      ? [v]
+      : Array.isArray(v)
+        ? v.flatMap(strings)
+        : typeof v === 'object' && v !== null
+          ? Object.entries(v).flatMap(([k, child]) => [k, ...strings(child)])
+          : [];
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
   fc.assert(
     fc.property(value, fc.integer({ min: 1, max: 4 }), (v, max) => {
-      const expected = tooDeep(v, max) ? 'deep' : hasNul(v) ? 'nul' : undefined;
-      assert.equal(inputFault(v, true, max), expected);
+      const all = strings(v);
+      const nul = all.some((s) => s.includes('\u0000'));
+      const surrogate = all.some((s) => !s.includes('\u0000') && lone.test(s));
+      // Both present: the walk reports whichever string it reaches first.
+      const possible = new Set([...(nul ? ['nul'] : []), ...(surrogate ? ['surrogate'] : [])]);
+      const fault = textFault(v);
+      if (possible.size === 0) assert.equal(fault, undefined);
+      else assert.ok(fault !== undefined && possible.has(fault), `${String(fault)} for ${JSON.stringify(v)}`);
+      assert.equal(hasNul(v), nul);
+      assert.equal(inputFault(v, true, max), tooDeep(v, max) ? 'deep' : fault);
       assert.equal(inputFault(v, false, max), tooDeep(v, max) ? 'deep' : undefined);
     }),
     { numRuns: 500 },
@@ -225,6 +243,140 @@ await describeStores('hostile input', (t) => {
     );
     assert.equal(res.statusCode, 200);
     assert.equal(res.json<{ result: { text: string } }>().result.text, text, res.body);
+  });
+
+  // A guard against a quadratic parse, which blocks the event loop (no timeout can end it): 32,000
+  // repeats of one key took 6 s when each repeat copied the list, against 20 ms for distinct keys.
+  it('a form that repeats one key 32,000 times is read as fast as one of distinct keys, its values one list', async () => {
+    const timed = async (payload: string) => {
+      const started = performance.now();
+      const res = await form('/no/such/path', payload);
+      assert.equal(res.statusCode, 404);
+      return performance.now() - started;
+    };
+    const distinct = await timed(Array.from({ length: 9_000 }, (_, i) => `k${i}=`).join('&'));
+    const repeated = await timed('a&'.repeat(32_000));
+    assert.ok(repeated < 20 * distinct + 50, `${repeated.toFixed(0)} ms against ${distinct.toFixed(0)} ms`);
+    const res = await form('/openapi/bot/sendMessage', `chat_id=${user.user_id}${'&text=a'.repeat(9_000)}`, {
+      'x-api-key': bot.api_key,
+    });
+    assert.deepEqual(res.json(), botParamError('text: must be string'));
+  });
+
+  it('a body found malformed after its route answered gets no second, unrequested answer', async () => {
+    const port = await listeningPort(t().app);
+    const text = await rawExchange(
+      port,
+      'POST /internal/v1/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n' +
+        'Connection: close\r\n\r\nzz\r\nabc\r\n0\r\n\r\n',
+    );
+    assert.match(text, /^HTTP\/1\.1 401 /);
+    assert.equal(text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, text);
+  });
+
+  const multipart = (url: string, payload: string, boundary = 'XX') =>
+    t().app.inject({
+      method: 'POST',
+      url,
+      payload,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+  const part = (name: string, value: string, type = 'text/plain') =>
+    `--XX\r\nContent-Disposition: form-data; name="${name}"\r\nContent-Type: ${type}\r\n\r\n${value}\r\n`;
+
+  it('a multipart body is read into the method parameters: text fields, JSON parts and repeated names', async () => {
+    const tg = `/telegram/bot${bot.telegram_token}`;
+    const me = await multipart(`${tg}/getMe`, `${part('note', 'x')}--XX--\r\n`);
+    assert.equal(me.statusCode, 200, me.body);
+    assert.equal(me.json<{ ok: boolean }>().ok, true);
+    const markup = { inline_keyboard: [[{ text: 'a', callback_data: 'a' }]] };
+    const sent = await multipart(
+      `${tg}/sendMessage`,
+      `${part('chat_id', user.user_id)}${part('text', 'grüße')}${part('reply_markup', JSON.stringify(markup), 'application/json')}--XX--\r\n`,
+    );
+    assert.equal(sent.statusCode, 200, sent.body);
+    const { result } = sent.json<{ result: { text: string; reply_markup: unknown } }>();
+    assert.equal(result.text, 'grüße');
+    assert.deepEqual(result.reply_markup, markup);
+    const twice = await multipart(
+      `${tg}/sendMessage`,
+      `${part('chat_id', user.user_id)}${part('text', 'a')}${part('text', 'b')}--XX--\r\n`,
+    );
+    assert.equal(twice.statusCode, 400);
+    assert.deepEqual(twice.json(), { ok: false, error_code: 400, description: 'Bad Request: text: must be string' });
+  });
+
+  it('a malformed multipart body is a 400 in the Telegram envelope, before the token is looked at', async () => {
+    const malformed = { ok: false, error_code: 400, description: 'Bad Request: body: malformed multipart/form-data' };
+    for (const [payload, boundary] of [
+      ['x', ''],
+      ['garbage', 'XX'],
+      ['--XX\r\nContent-Disposition: form-data; name="text"\r\n\r\nhi', 'XX'],
+    ] as const) {
+      const res = await t().app.inject({
+        method: 'POST',
+        url: '/telegram/botX:Y/getMe',
+        payload,
+        headers: {
+          'content-type': boundary === '' ? 'multipart/form-data' : `multipart/form-data; boundary=${boundary}`,
+        },
+      });
+      assert.equal(res.statusCode, 400, payload);
+      assert.deepEqual(res.json(), malformed, payload);
+    }
+  });
+
+  it('a multipart body is held to 64 KiB and its JSON parts to 32 levels, like any other body', async () => {
+    const tooLarge = { ok: false, error_code: 413, description: 'Request Entity Too Large' };
+    const kb = 'x'.repeat(1024);
+    const many = await multipart(
+      '/telegram/botX:Y/getMe',
+      `${Array.from({ length: 70 }, (_, i) => part(`f${i}`, kb)).join('')}--XX--\r\n`,
+    );
+    assert.equal(many.statusCode, 413);
+    assert.deepEqual(many.json(), tooLarge);
+    const tg = `/telegram/bot${bot.telegram_token}`;
+    const deep = await multipart(
+      `${tg}/sendMessage`,
+      `${part('chat_id', user.user_id)}${part('text', 'hi')}${part('reply_markup', nestedArray(5_000), 'application/json')}--XX--\r\n`,
+    );
+    assert.equal(deep.statusCode, 400);
+    assert.deepEqual(deep.json(), {
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: reply_markup nests deeper than 32 levels',
+    });
+  });
+
+  it('a lone surrogate in JSON text is refused on every surface, as U+0000 is', async () => {
+    const detail = 'text must not contain a lone surrogate';
+    const send = await json(
+      '/openapi/bot/sendMessage',
+      `{"chat_id":"${user.user_id}","chat_type":"private","text":"a\\ud800b"}`,
+      {
+        'x-api-key': bot.api_key,
+      },
+    );
+    assert.equal(send.statusCode, 200);
+    assert.deepEqual(send.json(), botParamError(detail));
+    const event = await json(
+      '/internal/v1/events',
+      '{"events":[{"id":"s\\udc00","type":"user.upserted","data":{"user_id":"u1"}}]}',
+      adminHeaders,
+    );
+    assert.equal(event.statusCode, 400);
+    assert.deepEqual(event.json(), { error: 'invalid_event', message: detail, index: 0 });
+    const telegram = await json(`/telegram/bot${bot.telegram_token}/sendMessage`, `{"chat_id":1,"text":"\\udfff"}`);
+    assert.equal(telegram.statusCode, 400);
+    assert.deepEqual(telegram.json(), { ok: false, error_code: 400, description: `Bad Request: text: ${detail}` });
+    const paired = await json(
+      '/openapi/bot/sendMessage',
+      `{"chat_id":"${user.user_id}","chat_type":"private","text":"\\ud83d\\ude00"}`,
+      {
+        'x-api-key': bot.api_key,
+      },
+    );
+    assert.equal(paired.json<{ result: { text: string } }>().result.text, '😀', paired.body);
   });
 
   it('getUpdates refuses offsets, limits and timeouts no bigint or timer can hold', async () => {

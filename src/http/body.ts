@@ -24,7 +24,10 @@ function formFields(text: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
   for (const [key, value] of new URLSearchParams(text)) {
     const seen = out[key];
-    out[key] = seen === undefined ? value : [...(Array.isArray(seen) ? seen : [seen]), value];
+    // Appended in place: a copy per repeat costs the square of the repeats (32,000 took 7 s).
+    if (seen === undefined) out[key] = value;
+    else if (Array.isArray(seen)) seen.push(value);
+    else out[key] = [seen, value];
   }
   return out;
 }

@@ -6,8 +6,22 @@ import type { ConnectionError } from 'fastify';
 import { AppError, Errors, renderError, surfaceOf } from '../errors.js';
 import { paramErrorFor } from './errors.js';
 
+/**
+ * Whether a response already began on the socket: a body that turns out malformed after its route
+ * answered (a bad chunk after a 401) must not get a second, unrequested one. Node's own handler
+ * checks the same (`socket._httpMessage`, the ServerResponse being written).
+ */
+function answering(socket: Socket): boolean {
+  const response: unknown = Reflect.get(socket, '_httpMessage');
+  return typeof response === 'object' && response !== null && Reflect.get(response, 'headersSent') === true;
+}
+
 export function clientErrorHandler(error: ConnectionError, socket: Socket): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (answering(socket)) {
+    socket.destroy();
+    return;
+  }
   // Typed as Buffer's JSON form, but Node hands over the Buffer itself (when it has one).
   const raw: unknown = error.rawPacket;
   const target = /^[A-Z]+ (\S+)/.exec(Buffer.isBuffer(raw) ? raw.toString('latin1') : '')?.[1] ?? '';

@@ -4,7 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, Errors } from '../errors.js';
-import { MAX_DEPTH, hasNul, tooDeep } from '../lib/nul.js';
+import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../lib/nul.js';
 import { compileCoercing, describeValidation } from './validation.js';
 
 /** Fields that carry JSON inside a form field; the literal `null` and `[]` mean "not given". */
@@ -21,7 +21,8 @@ function parseStructured(key: string, text: string): unknown {
     throw new AppError(Errors.paramError, `${key}: malformed JSON`);
   }
   if (tooDeep(value)) throw new AppError(Errors.paramError, `${key}: nests deeper than ${MAX_DEPTH} levels`);
-  if (hasNul(value)) throw new AppError(Errors.paramError, `${key}: text must not contain U+0000`);
+  const fault = textFault(value);
+  if (fault !== undefined) throw new AppError(Errors.paramError, `${key}: ${TEXT_FAULTS[fault]}`);
   return value;
 }
 

@@ -39,19 +39,46 @@ export const hasNul = (v: unknown): boolean =>
   someNode(v, (node) => typeof node === 'string' && node.includes('\u0000'));
 
 /**
- * What a request body breaks, in one walk: nesting deeper than `max` levels (which wins, as in
- * tooDeep), else, when `nul` is asked, U+0000 in some string or key (as in hasNul).
+ * Why text cannot be stored as it was sent: U+0000, which PostgreSQL text cannot hold, or a lone
+ * surrogate (a JSON escape such as \ud800 without its pair), which has no UTF-8 form: stored, it
+ * would come back as U+FFFD. Raw bytes and percent-escapes cannot carry one (they must be UTF-8).
  */
-export function inputFault(v: unknown, nul: boolean, max = MAX_DEPTH): 'deep' | 'nul' | undefined {
-  const seen = { nul: false };
+export type TextFault = 'nul' | 'surrogate';
+
+/** The detail of each fault in an answer. */
+export const TEXT_FAULTS: Readonly<Record<TextFault, string>> = {
+  nul: 'text must not contain U+0000',
+  surrogate: 'text must not contain a lone surrogate',
+};
+
+// isWellFormed is answered at once for a one-byte string, which most text is.
+const faultOf = (text: string): TextFault | undefined =>
+  text.includes('\u0000') ? 'nul' : text.isWellFormed() ? undefined : 'surrogate';
+
+/** The fault of the first string or key in `v` that has one (a walk, as in hasNul). */
+export function textFault(v: unknown): TextFault | undefined {
+  let found: TextFault | undefined;
+  someNode(v, (node) => {
+    if (typeof node === 'string') found = faultOf(node);
+    return found !== undefined;
+  });
+  return found;
+}
+
+/**
+ * What a request body breaks, in one walk: nesting deeper than `max` levels (which wins, as in
+ * tooDeep), else, when `text` is asked, the first text fault of a string or key (as in textFault).
+ */
+export function inputFault(v: unknown, text: boolean, max = MAX_DEPTH): 'deep' | TextFault | undefined {
+  let found: TextFault | undefined;
   const deep = someNode(v, (node, depth) => {
     if (typeof node === 'string') {
-      if (nul && !seen.nul && node.includes('\u0000')) seen.nul = true;
+      if (text && found === undefined) found = faultOf(node);
       return false;
     }
     return depth >= max && typeof node === 'object' && node !== null;
   });
-  return deep ? 'deep' : seen.nul ? 'nul' : undefined;
+  return deep ? 'deep' : found;
 }
 
 /** Whether arrays and objects nest deeper than `max` levels; stops at that depth, whatever lies below. */

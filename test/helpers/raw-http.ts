@@ -39,3 +39,19 @@ export function rawRequest(port: number, head: string, body: Buffer = Buffer.all
     });
   });
 }
+
+/** Writes `bytes` as they are (no framing added) and answers all the server wrote until it closed or reset. */
+export function rawExchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(bytes);
+    });
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A server that destroys the socket may reset it: what it wrote before still counts.
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      resolve(Buffer.concat(chunks).toString());
+    });
+  });
+}

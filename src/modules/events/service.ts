@@ -6,7 +6,7 @@ import type { Db } from '../../db/connect.js';
 import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { describeValidation } from '../../http/validation.js';
-import { hasNul } from '../../lib/nul.js';
+import { TEXT_FAULTS, textFault } from '../../lib/nul.js';
 import type { CheckedEvent, EventHandler } from './define.js';
 import { applySetBased } from './pipeline.js';
 import { applyOneByOne } from './reference.js';
@@ -60,11 +60,12 @@ export class EventsService {
     });
   }
 
-  /** The event with its handler when it passes (envelope, NUL, type, data), else what is wrong with it. */
+  /** The event with its handler when it passes (envelope, text, type, data), else what is wrong with it. */
   private checkOne(e: unknown): Omit<Step, 'apply'> | string {
     if (!Envelope.Check(e)) return envelopeProblem(e);
     const event: IncomingEvent = e;
-    if (hasNul(event)) return 'text must not contain U+0000';
+    const fault = textFault(event);
+    if (fault !== undefined) return TEXT_FAULTS[fault];
     const handler = this.handlers.get(event.type);
     if (handler === undefined) return `unknown event type "${event.type}"`;
     const checked = handler.check(event.data);

@@ -1,6 +1,6 @@
 // A method's parameters as Telegram takes them: from several parts (query string, body, a webhook
 // answer), merged with the later part winning; structured values sent as JSON text are decoded.
-import { hasNul, MAX_DEPTH, tooDeep } from '../../lib/nul.js';
+import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../../lib/nul.js';
 import { badRequest } from './errors.js';
 
 /** Parameters that carry JSON when they arrive as text (in a form or the query string). */
@@ -36,7 +36,8 @@ export function mergeParams(parts: readonly unknown[]): Record<string, unknown> 
   for (const part of parts) {
     if (!isRecord(part)) continue;
     for (const [key, value] of Object.entries(part)) {
-      if (hasNul(Buffer.isBuffer(value) ? '' : value)) throw badRequest(`${key}: text must not contain U+0000`);
+      const fault = Buffer.isBuffer(value) ? undefined : textFault(value);
+      if (fault !== undefined) throw badRequest(`${key}: ${TEXT_FAULTS[fault]}`);
       merged[key] = structured(key, value);
     }
   }

@@ -2,7 +2,6 @@
 // or POST, parameters from the query string, JSON, a form or multipart/form-data. Parses and
 // authenticates, then runs the method over the platform's core; answers {ok, result} or Telegram's
 // error envelope with the HTTP status equal to error_code.
-import multipart from '@fastify/multipart';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
@@ -11,6 +10,7 @@ import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { telegramErrorHandler } from './errors.js';
 import type { TelegramMethod } from './method.js';
+import { multipartBodies } from './multipart.js';
 import { mergeParams } from './params.js';
 import { presentUpdates } from './presenter.js';
 import { methodNamed, TELEGRAM_METHODS } from './registry.js';
@@ -70,10 +70,7 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
       tg.setNotFoundHandler((request, reply) =>
         telegramErrorHandler(new AppError(Errors.routeNotFound), request, reply),
       );
-      await tg.register(multipart, {
-        attachFieldsToBody: 'keyValues',
-        limits: { fileSize: 65_536, files: 1, fields: 100 },
-      });
+      await multipartBodies(tg);
       const Params = Type.Object({ token: TokenParam });
       for (const m of TELEGRAM_METHODS) {
         tg.route({
