@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { hasNul, inputFault, textFault, tooDeep } from '../src/lib/nul.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { createApp, createBot, createUsers, type BotCreds, type Creds, type TestUser } from './helpers/factories.js';
-import { listeningPort, rawExchange, rawRequest } from './helpers/raw-http.js';
+import { listeningPort, rawConversation, rawExchange, rawRequest } from './helpers/raw-http.js';
 
 const nestedObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 const nestedArray = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
@@ -274,6 +274,18 @@ await describeStores('hostile input', (t) => {
     assert.equal(text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, text);
   });
 
+  it('an answer given before the body was read closes a kept-alive connection: the rest is never read as a request', async () => {
+    const port = await listeningPort(t().app);
+    const text = await rawConversation(
+      port,
+      'POST /internal/v1/events HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n',
+      'zz\r\nabc\r\n0\r\n\r\n',
+    );
+    assert.match(text, /^HTTP\/1\.1 401 /);
+    assert.match(text, /\r\nConnection: close\r\n/i);
+    assert.equal(text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, text);
+  });
+
   const multipart = (url: string, payload: string, boundary = 'XX') =>
     t().app.inject({
       method: 'POST',
@@ -348,6 +360,42 @@ await describeStores('hostile input', (t) => {
     });
   });
 
+  it(
+    'a multipart body refused part-way closes the connection instead of leaving the rest unread',
+    { timeout: 10_000 },
+    async () => {
+      const port = await listeningPort(t().app);
+      const body =
+        part('chat_id', user.user_id) +
+        part('reply_markup', nestedArray(100), 'application/json') +
+        `--XX\r\nContent-Disposition: form-data; name="photo"; filename="a.bin"\r\n\r\n${'x'.repeat(60_000)}\r\n--XX--\r\n`;
+      const text = await rawExchange(
+        port,
+        `POST /telegram/bot${bot.telegram_token}/sendMessage HTTP/1.1\r\nHost: x\r\n` +
+          `Content-Type: multipart/form-data; boundary=XX\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${Buffer.byteLength(body).toString(16)}\r\n${body}\r\n0\r\n\r\n`,
+      );
+      assert.match(text, /^HTTP\/1\.1 400 /);
+      assert.match(text, /reply_markup nests deeper than 32 levels/);
+    },
+  );
+
+  it(
+    'a chunked multipart body is held to 64 KiB however its bytes are spent (here a preamble)',
+    { timeout: 10_000 },
+    async () => {
+      const port = await listeningPort(t().app);
+      const chunk = 'p'.repeat(16_384);
+      const text = await rawExchange(
+        port,
+        'POST /telegram/botX:Y/getMe HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=XX\r\n' +
+          `Transfer-Encoding: chunked\r\n\r\n${`4000\r\n${chunk}\r\n`.repeat(8)}`,
+      );
+      assert.match(text, /^HTTP\/1\.1 413 /);
+      assert.match(text, /"description":"Request Entity Too Large"/);
+    },
+  );
+
   it('a lone surrogate in JSON text is refused on every surface, as U+0000 is', async () => {
     const detail = 'text must not contain a lone surrogate';
     const send = await json(
@@ -369,6 +417,17 @@ await describeStores('hostile input', (t) => {
     const telegram = await json(`/telegram/bot${bot.telegram_token}/sendMessage`, `{"chat_id":1,"text":"\\udfff"}`);
     assert.equal(telegram.statusCode, 400);
     assert.deepEqual(telegram.json(), { ok: false, error_code: 400, description: `Bad Request: text: ${detail}` });
+    const markup = encodeURIComponent('{"inline_keyboard":[[{"text":"\\ud800","callback_data":"a"}]]}');
+    const inQuery = await t().app.inject({
+      method: 'POST',
+      url: `/telegram/bot${bot.telegram_token}/sendMessage?chat_id=1&text=hi&reply_markup=${markup}`,
+    });
+    assert.equal(inQuery.statusCode, 400);
+    assert.deepEqual(inQuery.json(), {
+      ok: false,
+      error_code: 400,
+      description: `Bad Request: reply_markup: ${detail}`,
+    });
     const paired = await json(
       '/openapi/bot/sendMessage',
       `{"chat_id":"${user.user_id}","chat_type":"private","text":"\\ud83d\\ude00"}`,

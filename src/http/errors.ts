@@ -36,8 +36,20 @@ export function toAppError(error: unknown, url: string): AppError {
   }
 }
 
+/**
+ * An answer given before the request's body was read through (a 401 from an onRequest hook, a
+ * multipart body refused part-way) closes the connection: the rest of the body would otherwise be
+ * read as the next request, or left unread with the connection stuck.
+ */
+export function closeIfBodyUnread(request: FastifyRequest, reply: FastifyReply): void {
+  const { complete, headers } = request.raw;
+  const body = headers['transfer-encoding'] !== undefined || (headers['content-length'] ?? '0') !== '0';
+  if (body && !complete) void reply.header('connection', 'close');
+}
+
 export function errorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error, request.url);
+  closeIfBodyUnread(request, reply);
   if (appError.def.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
   const surface = surfaceOf(request.url);
   request.server.metrics.errors.inc({ surface, error: appError.def.id });

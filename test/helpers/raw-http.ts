@@ -55,3 +55,24 @@ export function rawExchange(port: number, bytes: string): Promise<string> {
     });
   });
 }
+
+/**
+ * Writes `first`, then `then` once the server has begun to answer, and answers all it wrote until
+ * it closed or reset the connection.
+ */
+export function rawConversation(port: number, first: string, then: string): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(first);
+    });
+    socket.once('data', () => {
+      socket.write(then);
+    });
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      resolve(Buffer.concat(chunks).toString());
+    });
+  });
+}

@@ -2,12 +2,13 @@
 // error_code. The one registry (src/errors.ts) renders them, as it renders every surface's.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Errors, renderError, TELEGRAM_CHAT_NOT_FOUND } from '../../errors.js';
-import { toAppError } from '../../http/errors.js';
+import { closeIfBodyUnread, toAppError } from '../../http/errors.js';
 
 export const CHAT_NOT_FOUND = TELEGRAM_CHAT_NOT_FOUND;
 
 export function telegramErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error, request.url);
+  closeIfBodyUnread(request, reply);
   if (appError.def.status >= 500) request.log.error({ err: error, reqId: request.id }, 'request failed');
   const { status, body, headers } = renderError('telegram', appError);
   return reply.code(status).headers(headers).send(body);

@@ -2,6 +2,7 @@
 // JSON parts as their value) before the methods' checks, under the 64 KiB every body gets
 // (decisions.md section 3): the multipart parser streams, so Fastify's bodyLimit never sees it.
 // Whatever the parser throws about the body is a parameter error, not a 500.
+import type { IncomingMessage } from 'node:http';
 import multipart from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
@@ -15,33 +16,56 @@ const tooLarge = (): AppError => new AppError(Errors.payloadTooLarge);
 const isLimit = (error: unknown): boolean =>
   error instanceof Error && 'statusCode' in error && error.statusCode === 413;
 
+/**
+ * Fails the parse once more than `limit` bytes of body arrived, whatever they were (a chunked body
+ * declares no length; preambles and part headers are no field): the plugin ends its parse on an
+ * error of the request stream, with that error. Answers the function that stops counting.
+ */
+function capBody(raw: IncomingMessage, limit: number): () => void {
+  let read = 0;
+  const count = (chunk: Buffer): void => {
+    read += chunk.length;
+    if (read <= limit) return;
+    raw.off('data', count);
+    // The plugin listens from the moment it pipes; were it ever not to, an error emitted would throw.
+    if (raw.listenerCount('error') > 0) raw.emit('error', tooLarge());
+    else raw.destroy();
+  };
+  raw.on('data', count);
+  return () => raw.off('data', count);
+}
+
 async function fields(request: FastifyRequest, limit: number): Promise<Record<string, unknown>> {
   if (Number(request.headers['content-length']) > limit) throw tooLarge();
   // Values by name: a name given twice becomes a list (a JSON part's own array stays one value).
   const given = new Map<string, unknown[]>();
-  let size = 0;
-  for await (const part of request.parts()) {
-    let value: unknown;
-    if (part.type === 'file') {
-      const data = await part.toBuffer();
-      size += data.length;
-      value = data;
-    } else {
-      // The parser cuts a value longer than its fieldSize and says so: never pass on a cut value.
-      if (part.valueTruncated || part.fieldnameTruncated) throw tooLarge();
-      value = part.value;
-      // A part typed application/json arrives parsed: held to the depth a JSON body is held to.
-      if (typeof value !== 'string' && tooDeep(value)) {
-        throw badRequest(`${part.fieldname} nests deeper than ${MAX_DEPTH} levels`);
+  const parts = request.parts();
+  // The first step pipes the body into the parser; counting starts after, so no byte is missed.
+  const first = parts.next();
+  const stop = capBody(request.raw, limit);
+  try {
+    for (let next = await first; next.done !== true; next = await parts.next()) {
+      const part = next.value;
+      let value: unknown;
+      if (part.type === 'file') {
+        value = await part.toBuffer();
+      } else {
+        // The parser cuts a value longer than its fieldSize and says so: never pass on a cut value.
+        if (part.valueTruncated || part.fieldnameTruncated) throw tooLarge();
+        value = part.value;
+        // A part typed application/json arrives parsed: held to the depth a JSON body is held to.
+        if (typeof value !== 'string' && tooDeep(value)) {
+          throw badRequest(`${part.fieldname} nests deeper than ${MAX_DEPTH} levels`);
+        }
       }
-      size += part.fieldname.length + (typeof value === 'string' ? value.length : JSON.stringify(value).length);
+      const values = given.get(part.fieldname);
+      if (values === undefined) given.set(part.fieldname, [value]);
+      else values.push(value);
     }
-    if (size > limit) throw tooLarge();
-    const values = given.get(part.fieldname);
-    if (values === undefined) given.set(part.fieldname, [value]);
-    else values.push(value);
+  } finally {
+    stop();
   }
-  // No prototype: a field named __proto__ is just a field.
+  // No prototype (the plugin itself refuses names such as __proto__ or constructor).
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [name, values] of given) out[name] = values.length === 1 ? values[0] : values;
   return out;
@@ -59,6 +83,8 @@ export async function multipartBodies(tg: App): Promise<void> {
     try {
       request.body = await fields(request, limit);
     } catch (error) {
+      // What is left of the body stays unread: the answer closes the connection (errors.ts).
+      request.raw.unpipe();
       if (error instanceof AppError) throw error;
       throw isLimit(error) ? tooLarge() : badRequest('body: malformed multipart/form-data');
     }

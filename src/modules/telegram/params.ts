@@ -27,6 +27,9 @@ function structured(key: string, value: unknown): unknown {
     throw badRequest(`can't parse ${key} JSON object`);
   }
   if (tooDeep(parsed)) throw badRequest(`${key} nests deeper than ${MAX_DEPTH} levels`);
+  // The text was checked before it was parsed, when an escape such as \u0000 was six plain characters.
+  const fault = textFault(parsed);
+  if (fault !== undefined) throw badRequest(`${key}: ${TEXT_FAULTS[fault]}`);
   return parsed;
 }
 
