@@ -64,6 +64,9 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   const app: App = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
+    // A request must arrive whole within a minute (Node answers 408 through clientErrorHandler):
+    // Fastify's default, 0, let a body that stops arriving hold its connection for ever.
+    requestTimeout: 60_000,
     // One line per request is written by the onResponse hook below instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { hasNul, inputFault, textFault, tooDeep } from '../src/lib/nul.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { createApp, createBot, createUsers, type BotCreds, type Creds, type TestUser } from './helpers/factories.js';
-import { listeningPort, rawConversation, rawExchange, rawRequest } from './helpers/raw-http.js';
+import { listeningPort, rawConversation, rawExchange, rawHalfClosed, rawRequest } from './helpers/raw-http.js';
 
 const nestedObject = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
 const nestedArray = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
@@ -284,6 +284,31 @@ await describeStores('hostile input', (t) => {
     assert.match(text, /^HTTP\/1\.1 401 /);
     assert.match(text, /\r\nConnection: close\r\n/i);
     assert.equal(text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, text);
+  });
+
+  it('a GET answered while its body still arrives gets no second answer when that body turns out malformed', async () => {
+    const port = await listeningPort(t().app);
+    const text = await rawConversation(
+      port,
+      `GET /telegram/bot${bot.telegram_token}/getMe HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n`,
+      'zz\r\nabc\r\n0\r\n\r\n',
+    );
+    assert.match(text, /^HTTP\/1\.1 200 /);
+    assert.equal(text.match(/HTTP\/1\.1 \d{3} /g)?.length, 1, text);
+  });
+
+  it('a body that breaks off is answered in the envelope of its path, read from the request', async () => {
+    const port = await listeningPort(t().app);
+    const text = await rawHalfClosed(
+      port,
+      'POST /telegram/botX:Y/getMe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
+        'Transfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n',
+    );
+    assert.match(text, /^HTTP\/1\.1 400 /);
+    assert.equal(
+      text.slice(text.indexOf('\r\n\r\n') + 4),
+      JSON.stringify({ ok: false, error_code: 400, description: 'Bad Request: malformed HTTP request' }),
+    );
   });
 
   const multipart = (url: string, payload: string, boundary = 'XX') =>

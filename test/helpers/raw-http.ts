@@ -76,3 +76,18 @@ export function rawConversation(port: number, first: string, then: string): Prom
     });
   });
 }
+
+/** Writes `bytes`, ends the sending side (half-close), and answers all the server wrote until it closed. */
+export function rawHalfClosed(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.end(bytes);
+    });
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+    socket.on('close', () => {
+      resolve(Buffer.concat(chunks).toString());
+    });
+  });
+}
