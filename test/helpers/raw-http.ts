@@ -1,7 +1,7 @@
 // HTTP/1.1 over a plain socket, for request targets and bytes that inject() and fetch() normalise
 // (absolute-form targets, malformed escapes, invalid UTF-8).
 import type { AddressInfo } from 'node:net';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { App } from '../../src/http/types.js';
 
 export interface RawResponse {
@@ -40,12 +40,12 @@ export function rawRequest(port: number, head: string, body: Buffer = Buffer.all
   });
 }
 
-/** Writes `bytes` as they are (no framing added) and answers all the server wrote until it closed or reset. */
-export function rawExchange(port: number, bytes: string): Promise<string> {
+/** Connects, lets `talk` write, and answers all the server wrote until it closed or reset the connection. */
+function exchange(port: number, talk: (socket: Socket) => void): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, '127.0.0.1', () => {
-      socket.write(bytes);
+      talk(socket);
     });
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A server that destroys the socket may reset it: what it wrote before still counts.
@@ -56,38 +56,23 @@ export function rawExchange(port: number, bytes: string): Promise<string> {
   });
 }
 
-/**
- * Writes `first`, then `then` once the server has begun to answer, and answers all it wrote until
- * it closed or reset the connection.
- */
-export function rawConversation(port: number, first: string, then: string): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write(first);
-    });
+/** Writes `bytes` as they are (no framing added). */
+export const rawExchange = (port: number, bytes: string): Promise<string> =>
+  exchange(port, (socket) => {
+    socket.write(bytes);
+  });
+
+/** Writes `bytes` and ends the sending side (half-close). */
+export const rawHalfClosed = (port: number, bytes: string): Promise<string> =>
+  exchange(port, (socket) => {
+    socket.end(bytes);
+  });
+
+/** Writes `first`, then `then` once the server has begun to answer. */
+export const rawConversation = (port: number, first: string, then: string): Promise<string> =>
+  exchange(port, (socket) => {
     socket.once('data', () => {
       socket.write(then);
     });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      resolve(Buffer.concat(chunks).toString());
-    });
+    socket.write(first);
   });
-}
-
-/** Writes `bytes`, ends the sending side (half-close), and answers all the server wrote until it closed. */
-export function rawHalfClosed(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.end(bytes);
-    });
-    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    socket.on('error', () => undefined);
-    socket.on('close', () => {
-      resolve(Buffer.concat(chunks).toString());
-    });
-  });
-}
