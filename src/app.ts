@@ -139,10 +139,13 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
       done(new AppError(paramErrorFor(url), `input nests deeper than ${MAX_DEPTH} levels`));
       return;
     }
+    if (!textIsOurs) {
+      done();
+      return;
+    }
     // Query and path parameters were UTF-8 (decodesCleanly), so only an escaped U+0000 can be there.
-    const refused =
-      fault ?? (escapedNul && (hasNul(request.query) || hasNul(request.params)) ? ('nul' as const) : undefined);
-    done(textIsOurs && refused !== undefined ? new AppError(paramErrorFor(url), TEXT_FAULTS[refused]) : undefined);
+    const refused = fault ?? (escapedNul && (hasNul(request.query) || hasNul(request.params)) ? 'nul' : undefined);
+    done(refused === undefined ? undefined : new AppError(paramErrorFor(url), TEXT_FAULTS[refused]));
   });
 
   // Long polls would hold a stopping server for up to 50 s.
