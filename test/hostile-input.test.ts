@@ -311,7 +311,7 @@ await describeStores('hostile input', (t) => {
     );
   });
 
-  const multipart = (url: string, payload: string, boundary = 'XX') =>
+  const multipart = (url: string, payload: string | Buffer, boundary = 'XX') =>
     t().app.inject({
       method: 'POST',
       url,
@@ -341,6 +341,66 @@ await describeStores('hostile input', (t) => {
     );
     assert.equal(twice.statusCode, 400);
     assert.deepEqual(twice.json(), { ok: false, error_code: 400, description: 'Bad Request: text: must be string' });
+  });
+
+  it('multipart text is UTF-8 or refused, whatever charset a part declares; a file part stays bytes', async () => {
+    const tg = `/telegram/bot${bot.telegram_token}`;
+    const chat = part('chat_id', user.user_id);
+    const bytes = (...pieces: (string | Buffer)[]) =>
+      Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+    const invalid = Buffer.from([0x61, 0xff, 0x62]);
+    const outboxRows = async () =>
+      Number(
+        (
+          await t()
+            .services.db.k.selectFrom('outbox_messages')
+            .select((e) => e.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await outboxRows();
+    for (const type of ['text/plain', 'text/plain; charset=utf-8', 'text/plain; charset=latin1']) {
+      const res = await multipart(
+        `${tg}/sendMessage`,
+        bytes(chat, part('text', '', type).slice(0, -2), invalid, '\r\n--XX--\r\n'),
+      );
+      assert.equal(res.statusCode, 400, type);
+      assert.deepEqual(
+        res.json(),
+        { ok: false, error_code: 400, description: 'Bad Request: text: invalid UTF-8' },
+        type,
+      );
+    }
+    const declared = await multipart(
+      `${tg}/sendMessage`,
+      `${chat}${part('text', 'café', 'text/plain; charset=utf-8')}${part('reply_markup', '{"inline_keyboard":[]}', 'application/json; charset=utf-8')}--XX--\r\n`,
+    );
+    assert.equal(declared.statusCode, 200, declared.body);
+    assert.equal(declared.json<{ result: { text: string } }>().result.text, 'café');
+    for (const markup of ['{"inline_keyboard":', '{"__proto__":{"x":1}}']) {
+      const res = await multipart(
+        `${tg}/sendMessage`,
+        `${chat}${part('text', 'a')}${part('reply_markup', markup, 'application/json')}--XX--\r\n`,
+      );
+      assert.equal(res.statusCode, 400, markup);
+      assert.deepEqual(res.json(), {
+        ok: false,
+        error_code: 400,
+        description: "Bad Request: can't parse reply_markup JSON object",
+      });
+    }
+    const file = await multipart(
+      `${tg}/sendMessage`,
+      bytes(
+        chat,
+        '--XX\r\nContent-Disposition: form-data; name="text"; filename="a.txt"\r\n\r\n',
+        invalid,
+        '\r\n--XX--\r\n',
+      ),
+    );
+    assert.equal(file.statusCode, 400);
+    assert.deepEqual(file.json(), { ok: false, error_code: 400, description: 'Bad Request: text: must be string' });
+    assert.equal(await outboxRows(), before + 1, 'only the valid send was written');
   });
 
   it('a malformed multipart body is a 400 in the Telegram envelope, before the token is looked at', async () => {

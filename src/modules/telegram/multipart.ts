@@ -2,9 +2,11 @@
 // JSON parts as their value) before the methods' checks, under the 64 KiB every body gets
 // (decisions.md section 3): the multipart parser streams, so Fastify's bodyLimit never sees it.
 // Whatever the parser throws about the body is a parameter error, not a 500.
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import multipart from '@fastify/multipart';
+import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
+import sjson from 'secure-json-parse';
 import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
 import { MAX_DEPTH, tooDeep } from '../../lib/nul.js';
@@ -12,7 +14,7 @@ import { badRequest } from './errors.js';
 
 const tooLarge = (): AppError => new AppError(Errors.payloadTooLarge);
 
-/** The plugin's own limit errors (parts, fields, files, file size) answer 413, as a large body does. */
+/** The plugin's own limit errors (parts, files, file size) answer 413, as a large body does. */
 const isLimit = (error: unknown): boolean =>
   error instanceof Error && 'statusCode' in error && error.statusCode === 413;
 
@@ -35,31 +37,45 @@ function capBody(raw: IncomingMessage, limit: number): () => void {
   return () => raw.off('data', count);
 }
 
+/**
+ * A part's value. The parser hands every part over as bytes (isPartAFile below), because it would
+ * decode text with replacement characters for invalid UTF-8; here text is UTF-8 or refused, as in
+ * any other body, whatever charset a part declares (Telegram takes UTF-8 only).
+ */
+async function valueOf(part: MultipartFile): Promise<unknown> {
+  const bytes = await part.toBuffer();
+  // What the parser itself would take for a file: a file name, or bytes declared as such. (The
+  // plugin types the name as a string; busboy leaves it undefined when a part names no file.)
+  const { filename }: { filename?: unknown } = part;
+  if (filename !== undefined || part.mimetype === 'application/octet-stream') return bytes;
+  if (!isUtf8(bytes)) throw badRequest(`${part.fieldname}: invalid UTF-8`);
+  const text = bytes.toString();
+  if (!part.mimetype.startsWith('application/json')) return text;
+  let value: unknown;
+  try {
+    // As Fastify reads a JSON body: a __proto__ or constructor.prototype key is refused.
+    value = sjson.parse(text);
+  } catch {
+    throw badRequest(`can't parse ${part.fieldname} JSON object`);
+  }
+  // Held to the depth a JSON body is held to.
+  if (tooDeep(value)) throw badRequest(`${part.fieldname} nests deeper than ${MAX_DEPTH} levels`);
+  return value;
+}
+
 async function fields(request: FastifyRequest, limit: number): Promise<Record<string, unknown>> {
   if (Number(request.headers['content-length']) > limit) throw tooLarge();
   // Values by name: a name given twice becomes a list (a JSON part's own array stays one value).
   const given = new Map<string, unknown[]>();
-  const parts = request.parts();
+  const parts = request.files();
   // The first step pipes the body into the parser; counting starts after, so no byte is missed.
   const first = parts.next();
   const stop = capBody(request.raw, limit);
   try {
     for (let next = await first; next.done !== true; next = await parts.next()) {
-      const part = next.value;
-      let value: unknown;
-      if (part.type === 'file') {
-        value = await part.toBuffer();
-      } else {
-        // The parser cuts a value longer than its fieldSize and says so: never pass on a cut value.
-        if (part.valueTruncated || part.fieldnameTruncated) throw tooLarge();
-        value = part.value;
-        // A part typed application/json arrives parsed: held to the depth a JSON body is held to.
-        if (typeof value !== 'string' && tooDeep(value)) {
-          throw badRequest(`${part.fieldname} nests deeper than ${MAX_DEPTH} levels`);
-        }
-      }
-      const values = given.get(part.fieldname);
-      if (values === undefined) given.set(part.fieldname, [value]);
+      const value = await valueOf(next.value);
+      const values = given.get(next.value.fieldname);
+      if (values === undefined) given.set(next.value.fieldname, [value]);
       else values.push(value);
     }
   } finally {
@@ -76,7 +92,8 @@ export async function multipartBodies(tg: App): Promise<void> {
   // Fastify fills in every option it has a default for (1 MiB for bodyLimit); app.ts sets 64 KiB.
   const limit = tg.initialConfig.bodyLimit ?? 1_048_576;
   await tg.register(multipart, {
-    limits: { fieldSize: limit, fileSize: limit, files: 1, fields: 100, parts: 101, headerPairs: 100 },
+    isPartAFile: () => true,
+    limits: { fileSize: limit, files: 101, parts: 101, headerPairs: 100 },
   });
   tg.addHook('preValidation', async (request) => {
     if (!request.isMultipart()) return;
