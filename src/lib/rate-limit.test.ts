@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import {
   MemoryRateLimiter,
@@ -79,6 +80,100 @@ function behaves(name: string, limiter: () => RateLimiter, skip: false | string 
 }
 
 behaves('memory', () => new MemoryRateLimiter());
+
+/** The in-memory limiter as it would be if it never forgot a bucket: the reference for its sweep. */
+class RememberingLimiter implements RateLimiter {
+  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+
+  take(key: string, bucket: { perSecond: number; burst: number }, now: number) {
+    const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
+    const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
+    this.buckets.set(key, { tokens: tokens < 1 ? tokens : tokens - 1, at: now });
+    return tokens < 1
+      ? { ok: false, retryAfterMs: Math.ceil(((1 - tokens) / bucket.perSecond) * 1000) }
+      : { ok: true, retryAfterMs: 0 };
+  }
+}
+
+describe('memory token bucket forgets only what it can', () => {
+  // The defaults of config.ts: a private chat, a group, a sender.
+  const buckets = [
+    { perSecond: 1, burst: 5 },
+    { perSecond: 20 / 60, burst: 20 },
+    { perSecond: 30, burst: 30 },
+  ] as const;
+
+  it('answers every take as a limiter that never forgets would (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(
+            fc.nat(5),
+            fc.oneof(fc.constant(0), fc.nat(100), fc.integer({ min: 9_000, max: 12_000 }), fc.nat(70_000)),
+          ),
+          { maxLength: 200 },
+        ),
+        (takes) => {
+          const [fast, reference] = [new MemoryRateLimiter(), new RememberingLimiter()];
+          const take = (key: number, now: number) => {
+            const bucket = buckets[key % buckets.length] ?? buckets[0];
+            assert.deepEqual(fast.take(`k${key}`, bucket, now), reference.take(`k${key}`, bucket, now));
+          };
+          let now = T0;
+          for (const [key, wait] of takes) {
+            now += wait;
+            take(key, now);
+            // Drained at once, a bucket forgotten too soon would hold more tokens (or refuse for less long).
+            if (wait === 0) for (let i = 0; i <= 30; i++) take(key, now);
+          }
+        },
+      ),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('forgets a bucket no sooner than it is full again, to the millisecond (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 120 }),
+        fc.integer({ min: 1, max: 42 }),
+        fc.oneof(fc.integer({ min: -3, max: 3 }), fc.integer({ min: -2_000, max: 2_000 })),
+        (burst, perMinute, taken, off) => {
+          const bucket = { perSecond: perMinute / 60, burst };
+          const [fast, reference] = [new MemoryRateLimiter(), new RememberingLimiter()];
+          for (let i = 0; i < taken; i++) {
+            assert.deepEqual(fast.take('a', bucket, T0), reference.take('a', bucket, T0));
+          }
+          // Another key's take sweeps (past the sweep interval) around the moment 'a' is full again.
+          const refill = (Math.min(taken, burst) / bucket.perSecond) * 1000;
+          const now = T0 + Math.max(10_001, Math.round(refill) + off);
+          fast.take('b', bucket, now);
+          for (let i = 0; i <= burst; i++) {
+            assert.deepEqual(fast.take('a', bucket, now), reference.take('a', bucket, now));
+          }
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it('holds a made-up key only until its bucket is full again', () => {
+    const l = new MemoryRateLimiter();
+    const [chat, group] = buckets;
+    for (let i = 0; i < 10_000; i++) l.take(`chat:bot:${i}`, chat, T0);
+    l.take('group:bot:g', group, T0);
+    for (let i = 0; i < 21; i++) l.take('group:bot:busy', group, T0);
+    assert.equal(l.size, 10_002);
+    // Past the sweep interval, each chat bucket (one token short) is full again, and so is the group
+    // that gave one token (3 s); the group that gave all 20 is not (60 s).
+    l.take('chat:bot:next', chat, T0 + 10_001);
+    assert.equal(l.size, 2, 'the busy group and the new chat');
+    // The busy group kept its state: 10 s at 20 a minute refilled 3 tokens, not the burst of 20.
+    const oks = Array.from({ length: 5 }, () => l.take('group:bot:busy', group, T0 + 10_001).ok);
+    assert.deepEqual(oks, [true, true, true, false, false]);
+  });
+});
 
 const connections: Redis[] = [];
 const connect = (): Redis => {

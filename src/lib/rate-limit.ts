@@ -40,26 +40,38 @@ const refused = (bucket: Bucket, tokens: number): Take => ({
   retryAfterMs: Math.ceil(((1 - tokens) / bucket.perSecond) * 1000),
 });
 
+/** How often the in-memory limiter forgets buckets that are full again. */
+const SWEEP_MS = 10_000;
+
 export class MemoryRateLimiter implements RateLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  /** `full`: when the bucket is back at its burst, after which it is the same as no bucket. */
+  private readonly buckets = new Map<string, { tokens: number; at: number; full: number }>();
   private lastSweep = 0;
 
   take(key: string, bucket: Bucket, now: number): Take {
-    if (now - this.lastSweep > 60_000) this.sweep(now);
+    if (now - this.lastSweep > SWEEP_MS) this.sweep(now);
     const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
     const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
-    if (tokens < 1) {
-      this.buckets.set(key, { tokens, at: now });
-      return refused(bucket, tokens);
-    }
-    this.buckets.set(key, { tokens: tokens - 1, at: now });
-    return { ok: true, retryAfterMs: 0 };
+    const left = tokens < 1 ? tokens : tokens - 1;
+    // A millisecond past the exact refill, so that by then the refill computed above reaches the
+    // burst whatever the rounding: forgetting the bucket then changes no answer.
+    const full = now + Math.ceil(((bucket.burst - left) / bucket.perSecond) * 1000) + 1;
+    this.buckets.set(key, { tokens: left, at: now, full });
+    return tokens < 1 ? refused(bucket, tokens) : { ok: true, retryAfterMs: 0 };
   }
 
-  /** Forgets idle buckets (they would be full again anyway). */
+  /** Buckets held: each lasts only until it is full again, so at most the keys of a burst's refill time. */
+  get size(): number {
+    return this.buckets.size;
+  }
+
+  /**
+   * Forgets the buckets that are full again: a key a client makes up (a chat id, say) is taken
+   * before anything checks it, so keeping idle buckets for long would let a client fill the heap.
+   */
   private sweep(now: number): void {
     this.lastSweep = now;
-    for (const [key, state] of this.buckets) if (now - state.at > 3_600_000) this.buckets.delete(key);
+    for (const [key, state] of this.buckets) if (state.full <= now) this.buckets.delete(key);
   }
 }
 
