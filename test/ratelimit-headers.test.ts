@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeStoresOnFakeClock } from './helpers/app.js';
 import { botCall } from './helpers/delivery.js';
-import { applyEvents, createApp, createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { applyEvents, createApp, createBot, createUsers, signedHeaders, type TestUser } from './helpers/factories.js';
 
 /** Retry-After, RateLimit-Policy and RateLimit of an answer. */
 const limitHeaders = (h: Record<string, unknown>): unknown[] => [h['retry-after'], h['ratelimit-policy'], h.ratelimit];
 
 await describeStoresOnFakeClock(
   'RateLimit headers on 429 answers',
-  (t) => {
+  (t, clock) => {
     it('a bot method names the private-chat bucket: 5 per 5 s, none left, back in 1 s', async () => {
       const [owner, a] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
       const bot = await createBot(t().app, owner.user_id);
@@ -56,6 +56,23 @@ await describeStoresOnFakeClock(
       const limited = await read();
       assert.equal(limited.statusCode, 429);
       assert.deepEqual(limitHeaders(limited.headers), ['1', '"read";q=2;w=1', '"read";r=0;t=1']);
+    });
+
+    it('a signed read the read limit refuses keeps its nonce: claims wait for the limit', async () => {
+      const [owner] = (await createUsers(t().app, 1)) as [TestUser];
+      const app = await createApp(t().app, owner.user_id);
+      const read = (headers: Record<string, string>) =>
+        t().app.inject({ method: 'GET', url: `/openapi/user/info?user_id=${owner.user_id}`, headers });
+      for (let i = 0; i < 2; i++) {
+        assert.equal((await read(signedHeaders(app, { now: clock.now() }))).statusCode, 200, `read #${i}`);
+      }
+      const headers = signedHeaders(app, { now: clock.now(), nonce: 'kept1' });
+      assert.equal((await read(headers)).statusCode, 429);
+      clock.advance(1_000);
+      assert.equal((await read(headers)).statusCode, 200, 'the refused read did not burn its nonce');
+      const replay = await read(headers);
+      assert.equal(replay.statusCode, 401);
+      assert.equal(replay.json<{ message: string }>().message, 'nonce already used');
     });
   },
   { env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '2' } },

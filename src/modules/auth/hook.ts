@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
-import { verifySignature } from './signature.js';
+import { claimNonce, verifySignature } from './signature.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -68,7 +68,8 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
       if (mustSign) throw new AppError(Errors.signatureRequired);
       return admit(request, credential);
     }
-    const claimed = verifySignature(
+    const now = deps.clock.now();
+    const signed = verifySignature(
       {
         appId: header(request, 'app_id'),
         nonce: header(request, 'nonce'),
@@ -76,10 +77,13 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
         signature,
       },
       credential,
-      deps.nonces,
-      deps.clock.now(),
+      now,
     );
-    return claimed === undefined ? admit(request, credential) : claimed.then(() => admit(request, credential));
+    // The nonce is claimed after the read limit: a nonce is held until its timestamp leaves the
+    // window (up to 600 s), so claims the limit refuses would let one key pin memory at any rate.
+    const claim = () => claimNonce(deps.nonces, signed, now);
+    const admitted = admit(request, credential);
+    return admitted === undefined ? claim() : admitted.then(claim);
   };
 
   const authenticate = (request: FastifyRequest): Promise<void> | undefined => {

@@ -23,16 +23,15 @@ const refuseReplay = (fresh: boolean): void => {
   if (!fresh) throw new AppError(Errors.nonceUsed);
 };
 
-/**
- * Throws the answer for a bad signature; otherwise claims the nonce. Synchronous (undefined) when
- * the nonce store answers at once, as the in-memory one does; a promise when it has to ask Redis.
- */
-export function verifySignature(
-  h: SignedHeaders,
-  credential: Credential,
-  nonces: NonceStore,
-  now: number,
-): Promise<void> | undefined {
+/** A signature that holds: what claiming its nonce records, and until when. */
+export interface Signed {
+  /** The expected signature stands for (secret, nonce, timestamp): a replay repeats it exactly. */
+  key: Buffer;
+  expiresAt: number;
+}
+
+/** Throws the answer for a bad signature; otherwise answers what claiming its nonce takes. */
+export function verifySignature(h: SignedHeaders, credential: Credential, now: number): Signed {
   if (h.nonce === undefined || !NONCE.test(h.nonce)) {
     throw new AppError(Errors.paramError, 'header.nonce: 1 to 32 letters or digits, required with signature');
   }
@@ -51,9 +50,16 @@ export function verifySignature(
   if (!matches || (h.appId !== undefined && !safeEqual(h.appId, credential.appId))) {
     throw new AppError(Errors.signatureMismatch);
   }
-  // Recorded only after the signature holds, so nobody can burn another client's nonces.
-  // The expected signature stands for (secret, nonce, timestamp): a replay repeats it exactly.
-  const fresh = nonces.claim(expected, ms + WINDOW_MS, now);
+  return { key: expected, expiresAt: ms + WINDOW_MS };
+}
+
+/**
+ * Claims a verified signature's nonce, or throws the answer for a replay. Only after the signature
+ * holds, so nobody can burn another client's nonces. Synchronous (undefined) when the nonce store
+ * answers at once, as the in-memory one does; a promise when it has to ask Redis.
+ */
+export function claimNonce(nonces: NonceStore, signed: Signed, now: number): Promise<void> | undefined {
+  const fresh = nonces.claim(signed.key, signed.expiresAt, now);
   if (typeof fresh === 'boolean') {
     refuseReplay(fresh);
     return undefined;
