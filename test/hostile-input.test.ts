@@ -377,12 +377,18 @@ await describeStores('hostile input', (t) => {
     );
     assert.equal(declared.statusCode, 200, declared.body);
     assert.equal(declared.json<{ result: { text: string } }>().result.text, 'café');
-    for (const markup of ['{"inline_keyboard":', '{"__proto__":{"x":1}}']) {
+    // A JSON part, or JSON text in a text part (as grammY and python-telegram-bot send it), alike.
+    for (const [markup, type] of [
+      ['{"inline_keyboard":', 'application/json'],
+      ['{"__proto__":{"x":1}}', 'application/json'],
+      ['{"__proto__":{"x":1}}', 'text/plain'],
+      ['{"constructor":{"prototype":{"x":1}}}', 'text/plain'],
+    ] as const) {
       const res = await multipart(
         `${tg}/sendMessage`,
-        `${chat}${part('text', 'a')}${part('reply_markup', markup, 'application/json')}--XX--\r\n`,
+        `${chat}${part('text', 'a')}${part('reply_markup', markup, type)}--XX--\r\n`,
       );
-      assert.equal(res.statusCode, 400, markup);
+      assert.equal(res.statusCode, 400, `${markup} as ${type}`);
       assert.deepEqual(res.json(), {
         ok: false,
         error_code: 400,

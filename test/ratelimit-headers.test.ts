@@ -73,6 +73,9 @@ await describeStoresOnFakeClock(
       const replay = await read(headers);
       assert.equal(replay.statusCode, 401);
       assert.equal(replay.json<{ message: string }>().message, 'nonce already used');
+      // The replay spent no token: a new read still has the second of this second's two.
+      assert.equal((await read(signedHeaders(app, { now: clock.now() }))).statusCode, 200, 'replays spend no token');
+      assert.equal((await read(signedHeaders(app, { now: clock.now() }))).statusCode, 429);
     });
   },
   { env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '2' } },

@@ -158,6 +158,15 @@ describe('memory token bucket forgets only what it can', () => {
     );
   });
 
+  it('still sweeps after the clock is set back', () => {
+    const l = new MemoryRateLimiter();
+    const [chat] = buckets;
+    l.take('chat:bot:late', chat, T0 + 3_600_000);
+    for (let i = 0; i < 100; i++) l.take(`chat:bot:${i}`, chat, T0);
+    l.take('chat:bot:next', chat, T0 + 10_001);
+    assert.equal(l.size, 2, 'the bucket taken at the later time and the new chat');
+  });
+
   it('holds a made-up key only until its bucket is full again', () => {
     const l = new MemoryRateLimiter();
     const [chat, group] = buckets;

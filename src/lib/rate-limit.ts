@@ -49,7 +49,8 @@ export class MemoryRateLimiter implements RateLimiter {
   private lastSweep = 0;
 
   take(key: string, bucket: Bucket, now: number): Take {
-    if (now - this.lastSweep > SWEEP_MS) this.sweep(now);
+    // A clock set back would otherwise put off every sweep until it caught up again.
+    if (now - this.lastSweep > SWEEP_MS || now < this.lastSweep) this.sweep(now);
     const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
     const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
     const left = tokens < 1 ? tokens : tokens - 1;

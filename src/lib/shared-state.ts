@@ -12,6 +12,8 @@ export interface NonceStore {
    * already recorded. A store that can answer at once (memory) answers without a promise.
    */
   claim(key: Buffer, expiresAt: number, now: number): boolean | Promise<boolean>;
+  /** Whether the key is recorded (claimed and not yet expired), recording nothing. */
+  seen(key: Buffer, expiresAt: number): boolean | Promise<boolean>;
 }
 
 /**
@@ -37,6 +39,10 @@ class NumberSet {
     return true;
   }
 
+  has(k: number): boolean {
+    return this.table[NumberSet.slotOf(this.table, k)] === k;
+  }
+
   private grow(): void {
     const old = this.table;
     this.table = new Float64Array(old.length * 2);
@@ -44,15 +50,19 @@ class NumberSet {
   }
 
   private static put(table: Float64Array, k: number): boolean {
+    const i = NumberSet.slotOf(table, k);
+    if (table[i] === k) return false;
+    table[i] = k;
+    return true;
+  }
+
+  /** Where `k` is, or the empty place where it would go (the table is never more than half full). */
+  private static slotOf(table: Float64Array, k: number): number {
     const mask = table.length - 1;
     // Keys are random (taken from a SHA1), so their low bits spread evenly.
     for (let i = (k >>> 0) & mask; ; i = (i + 1) & mask) {
       const at = table[i];
-      if (at === k) return false;
-      if (at === 0 || at === undefined) {
-        table[i] = k;
-        return true;
-      }
+      if (at === k || at === 0 || at === undefined) return i;
     }
   }
 }
@@ -70,7 +80,7 @@ export class MemoryNonceStore implements NonceStore {
   private newest: NumberSet | undefined;
 
   claim(key: Buffer, expiresAt: number, now: number): boolean {
-    const slot = Math.floor(expiresAt / MemoryNonceStore.SLOT_MS);
+    const slot = MemoryNonceStore.slotOf(expiresAt);
     let keys = this.slots.get(slot);
     if (keys === undefined) {
       this.dropExpired(now);
@@ -78,8 +88,20 @@ export class MemoryNonceStore implements NonceStore {
       this.newest = keys;
       this.slots.set(slot, keys);
     }
+    return keys.add(MemoryNonceStore.numberOf(key));
+  }
+
+  seen(key: Buffer, expiresAt: number): boolean {
+    return this.slots.get(MemoryNonceStore.slotOf(expiresAt))?.has(MemoryNonceStore.numberOf(key)) ?? false;
+  }
+
+  private static slotOf(expiresAt: number): number {
+    return Math.floor(expiresAt / MemoryNonceStore.SLOT_MS);
+  }
+
+  private static numberOf(key: Buffer): number {
     const n = key.readUIntBE(0, 6) * 16 + (key.readUInt8(6) >> 4);
-    return keys.add(n === 0 ? 1 : n);
+    return n === 0 ? 1 : n;
   }
 
   private dropExpired(now: number): void {
@@ -92,6 +114,10 @@ export class RedisNonceStore implements NonceStore {
   async claim(key: Buffer, expiresAt: number, now: number): Promise<boolean> {
     const ttl = Math.max(1, expiresAt - now);
     return (await this.redis.set(`nonce:${key.toString('hex')}`, '1', 'PX', ttl, 'NX')) === 'OK';
+  }
+
+  async seen(key: Buffer): Promise<boolean> {
+    return (await this.redis.exists(`nonce:${key.toString('hex')}`)) === 1;
   }
 }
 
@@ -200,7 +226,10 @@ export async function openSharedState(redisUrl: string | undefined): Promise<Sha
   const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
   const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
   return {
-    nonces: { claim: (key, expiresAt, now) => nonces((store) => Promise.resolve(store.claim(key, expiresAt, now))) },
+    nonces: {
+      claim: (key, expiresAt, now) => nonces((store) => Promise.resolve(store.claim(key, expiresAt, now))),
+      seen: (key, expiresAt) => nonces((store) => Promise.resolve(store.seen(key, expiresAt))),
+    },
     limiter: { take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))) },
     bus,
     redis: link,

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
-import { claimNonce, verifySignature } from './signature.js';
+import { claimNonce, refuseSeen, verifySignature } from './signature.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -37,6 +37,10 @@ const header = (request: FastifyRequest, name: string): string | undefined => {
   const v = request.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
+
+/** `next` after `first`: at once when `first` is synchronous (undefined), else once it settles. */
+const then = (first: Promise<void> | undefined, next: () => Promise<void> | undefined): Promise<void> | undefined =>
+  first === undefined ? next() : first.then(next);
 
 export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHookHandler {
   const mustSign = endpoint.signed && deps.requireSigned;
@@ -79,11 +83,15 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
       credential,
       now,
     );
-    // The nonce is claimed after the read limit: a nonce is held until its timestamp leaves the
-    // window (up to 600 s), so claims the limit refuses would let one key pin memory at any rate.
     const claim = () => claimNonce(deps.nonces, signed, now);
-    const admitted = admit(request, credential);
-    return admitted === undefined ? claim() : admitted.then(claim);
+    if (bucket === undefined) return then(claim(), () => admit(request, credential));
+    // A limited read: a replay is refused before it spends the key's token, and the nonce is
+    // claimed only once the token is taken. A nonce is held until its timestamp leaves the window
+    // (up to 600 s), so claims the limit refuses would let one key pin memory at any rate.
+    return then(
+      then(refuseSeen(deps.nonces, signed), () => admit(request, credential)),
+      claim,
+    );
   };
 
   const authenticate = (request: FastifyRequest): Promise<void> | undefined => {

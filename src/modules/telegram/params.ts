@@ -1,5 +1,6 @@
 // A method's parameters as Telegram takes them: from several parts (query string, body, a webhook
 // answer), merged with the later part winning; structured values sent as JSON text are decoded.
+import sjson from 'secure-json-parse';
 import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../../lib/nul.js';
 import { badRequest } from './errors.js';
 
@@ -22,7 +23,8 @@ function structured(key: string, value: unknown): unknown {
   if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(value);
+    // As Fastify reads a JSON body: a __proto__ or constructor.prototype key is refused.
+    parsed = sjson.parse(value);
   } catch {
     throw badRequest(`can't parse ${key} JSON object`);
   }
