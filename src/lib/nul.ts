@@ -45,14 +45,17 @@ export const hasNul = (v: unknown): boolean =>
  */
 export type TextFault = 'nul' | 'surrogate';
 
+/** What each fault is, as an answer names it. */
+export const FAULTY: Readonly<Record<TextFault, string>> = { nul: 'U+0000', surrogate: 'a lone surrogate' };
+
 /** The detail of each fault in an answer. */
 export const TEXT_FAULTS: Readonly<Record<TextFault, string>> = {
-  nul: 'text must not contain U+0000',
-  surrogate: 'text must not contain a lone surrogate',
+  nul: `text must not contain ${FAULTY.nul}`,
+  surrogate: `text must not contain ${FAULTY.surrogate}`,
 };
 
 // isWellFormed is answered at once for a one-byte string, which most text is.
-const faultOf = (text: string): TextFault | undefined =>
+export const faultOf = (text: string): TextFault | undefined =>
   text.includes('\u0000') ? 'nul' : text.isWellFormed() ? undefined : 'surrogate';
 
 /** The fault of the first string or key in `v` that has one (a walk, as in hasNul). */

@@ -105,6 +105,23 @@ describe('scanning', () => {
     assert.equal(error(`a { b ${tag({ uitag: 'font', text: 'x' })}`), 'tag 1: malformed JSON');
   });
 
+  it('refuses a tag whose text spells what no content may carry (U+0000, a lone surrogate)', () => {
+    assert.equal(error('q{"uitag":"font","text":"a\\u0000"}'), 'tag 1 (font): text must not contain U+0000');
+    assert.equal(
+      error('{"uitag":"a","text":"\\ud83d","href":"https://ex.com"}'),
+      'tag 1 (a): text must not contain a lone surrogate',
+    );
+    assert.equal(
+      error('{"uitag":"a","text":"x","href":"https://ex.com/\\u0000"}'),
+      'tag 1 (a): href must not contain U+0000',
+    );
+    assert.equal(
+      parseMarkup('{"uitag":"font","text":"\\ud83d\\ude00"}').ok,
+      true,
+      'a pair spelled by escapes is one character',
+    );
+  });
+
   it('refuses an unknown uitag', () => {
     assert.equal(error('{"uitag":"b","text":"x"}'), 'tag 1: unknown uitag "b"');
     assert.equal(error(`${tag({ uitag: 'font', text: '' })}{"uitag":"A"}`), 'tag 2: unknown uitag "A"');
@@ -430,6 +447,8 @@ function assertNormalized(m: Markup): void {
 }
 
 const anyText = (maxLength: number): fc.Arbitrary<string> => fc.string({ unit: 'binary', maxLength });
+/** Text a tag's field can carry: anything but U+0000, which only a JSON escape could put there. */
+const tagText = (maxLength: number): fc.Arbitrary<string> => anyText(maxLength).map((s) => s.replaceAll('\u0000', ''));
 const httpsUrl = fc
   .oneof(
     fc.webUrl({ validSchemes: ['https'], withQueryParameters: true, withFragments: true }),
@@ -467,10 +486,10 @@ const textSegment = fc
 // An unclosed `{` may only end the content: it swallows everything after it as text.
 const unclosedTail = fc.constantFrom(' { unclosed', '{"a": "}', 'a { b "c \\" {x}');
 
-const aSegment = fc.record({ kind: fc.constant('a'), text: anyText(20), href: httpsUrl });
+const aSegment = fc.record({ kind: fc.constant('a'), text: tagText(20), href: httpsUrl });
 const fontSegment = fc.record({
   kind: fc.constant('font'),
-  text: anyText(20),
+  text: tagText(20),
   bold: fc.boolean(),
   italic: fc.boolean(),
   color: fc.option(fc.stringMatching(/^#[0-9A-F]{6}$/)),
@@ -492,7 +511,7 @@ const hiddenImage = fc.record({
   kind: fc.constant('img'),
   src,
   position: fc.constant('hidden'),
-  rawPosition: fc.option(anyText(8).filter((p) => p !== 'head' && p !== 'foot')),
+  rawPosition: fc.option(tagText(8).filter((p) => p !== 'head' && p !== 'foot')),
   href,
   height: fc.option(dimension),
   width: fc.option(dimension),

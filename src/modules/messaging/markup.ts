@@ -6,6 +6,7 @@
 // tag or as ordinary text, and scanning resumes after it. Consuming text candidates whole (rather than
 // stepping one character) is what makes renderMarkup(parse(s)) re-parse identically: a text segment
 // never ends inside an open candidate that a following tag could complete.
+import { FAULTY, faultOf } from '../../lib/nul.js';
 
 export type Segment =
   | { kind: 'text'; text: string }
@@ -194,7 +195,10 @@ function tag(obj: Fields, index: number): Segment {
   const str = (name: string, required: boolean): string | undefined => {
     const v = field(name);
     if (v === undefined) return required ? fail(`${name} is required`) : undefined;
-    return typeof v === 'string' ? v : fail(`${name} must be a string`);
+    if (typeof v !== 'string') return fail(`${name} must be a string`);
+    // A JSON escape in a tag can spell what the content's own text could not carry (see nul.ts).
+    const fault = faultOf(v);
+    return fault === undefined ? v : fail(`${name} must not contain ${FAULTY[fault]}`);
   };
   const text = (): string => {
     const t = str('text', true) ?? '';

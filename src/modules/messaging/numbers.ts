@@ -7,9 +7,16 @@ import type { DB } from '../../db/types.js';
 
 const NUMBER = /^-?\d{1,16}$/;
 
-/** A Telegram number given as a number or as decimal text; undefined for the platform's string ids. */
-export const numberOf = (id: number | string): number | undefined =>
-  typeof id === 'number' ? id : NUMBER.test(id) ? Number(id) : undefined;
+/**
+ * A Telegram number given as a number or as decimal text; undefined for the platform's string ids;
+ * null for a number no id can be (fractional, infinite or beyond 2^53: the counters draw safe
+ * integers, and the stores' bigints could not even hold some of them).
+ */
+export function numberOf(id: number | string): number | null | undefined {
+  if (typeof id === 'string' && !NUMBER.test(id)) return undefined;
+  const n = Number(id);
+  return Number.isSafeInteger(n) ? n : null;
+}
 
 /** `count` fresh message numbers, ascending. */
 export async function nextMessageNumbers(tx: Kysely<DB>, dialect: Dialect, count: number): Promise<number[]> {

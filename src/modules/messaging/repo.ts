@@ -20,9 +20,9 @@ export const findOutbox = (tx: Kysely<DB>, messageId: string): Promise<OutboxRow
 /** A bot's message by its platform id or its Telegram number (one counter numbers every chat's messages). */
 export function findOutboxRef(tx: Kysely<DB>, ref: string | number): Promise<OutboxRow | undefined> {
   const n = numberOf(ref);
-  return n === undefined
-    ? findOutbox(tx, String(ref))
-    : tx.selectFrom('outbox_messages').selectAll().where('telegram_message_id', '=', n).executeTakeFirst();
+  if (n === undefined) return findOutbox(tx, String(ref));
+  if (n === null) return Promise.resolve(undefined);
+  return tx.selectFrom('outbox_messages').selectAll().where('telegram_message_id', '=', n).executeTakeFirst();
 }
 
 export async function editOutbox(

@@ -12,6 +12,7 @@ export const IdParam = Type.Union([Type.Integer(), Type.String({ minLength: 1, m
 export async function resolveChat(s: Services, id: number | string): Promise<ChatRef> {
   const n = numberOf(id);
   if (n === undefined) return s.messaging.chat(String(id), undefined);
+  if (n === null) throw badRequest(CHAT_NOT_FOUND);
   const found =
     n < 0
       ? { type: 'group' as const, id: (await s.telegramReads.groupIdByNumber.first([n]))?.group_id }
@@ -23,7 +24,7 @@ export async function resolveChat(s: Services, id: number | string): Promise<Cha
 export async function resolveUser(s: Services, id: number | string): Promise<string> {
   const n = numberOf(id);
   if (n === undefined) return String(id);
-  const userId = (await s.telegramReads.userIdByNumber.first([n]))?.user_id;
+  const userId = n === null ? undefined : (await s.telegramReads.userIdByNumber.first([n]))?.user_id;
   if (userId === undefined) throw badRequest('user not found');
   return userId;
 }

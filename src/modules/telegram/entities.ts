@@ -39,13 +39,25 @@ export function textAndEntities(content: string, rich: boolean): { text: string;
  * are shown as plain text). Undefined when no entity changes how the text looks.
  */
 export function markupOfEntities(text: string, entities: readonly MessageEntity[]): string | undefined {
-  const kept = entities.filter((e) => ['bold', 'italic', 'text_link'].includes(e.type));
+  // An entity that starts or ends inside a character of two UTF-16 units (an emoji, say) is
+  // widened to cover it whole: a cut there would store the halves as lone surrogates.
+  const inPair = (at: number) =>
+    at > 0 && at < text.length && /[\ud800-\udbff][\udc00-\udfff]/.test(text.slice(at - 1, at + 1));
+  const clamp = (at: number) => Math.max(0, Math.min(text.length, at));
+  const kept = entities
+    .filter((e) => ['bold', 'italic', 'text_link'].includes(e.type))
+    .map((e) => {
+      const start = clamp(e.offset);
+      const end = clamp(e.offset + e.length);
+      const offset = inPair(start) ? start - 1 : start;
+      return { ...e, offset, length: (inPair(end) ? end + 1 : end) - offset };
+    });
   if (kept.length === 0) return undefined;
   // Cut the text at every entity boundary, then style each piece by the entities covering it.
   const cuts = new Set([0, text.length]);
   for (const e of kept) {
-    cuts.add(Math.max(0, Math.min(text.length, e.offset)));
-    cuts.add(Math.max(0, Math.min(text.length, e.offset + e.length)));
+    cuts.add(e.offset);
+    cuts.add(e.offset + e.length);
   }
   const points = [...cuts].sort((a, b) => a - b);
   const segments: Segment[] = [];

@@ -18,7 +18,8 @@ async function groupOfBot(call: MethodCall, chat: ChatRef & { type: 'group' }) {
   return group;
 }
 
-async function chatOf(call: MethodCall, id: number | string) {
+/** A chat that exists (400 chat not found), and for a group one the bot is in (403). */
+export async function chatOf(call: MethodCall, id: number | string) {
   const chat = await resolveChat(call.s, id);
   if (chat.type === 'group') return { chat, group: await groupOfBot(call, chat) };
   const [user] = await repo.usersByIds(call.s.db.k, [chat.id]);

@@ -13,6 +13,7 @@ import {
   renderMarkup,
 } from '../../messaging/index.js';
 import { IdParam, resolveChat } from '../chats.js';
+import { chatOf } from './chats.js';
 import { markupOfEntities, type MessageEntity } from '../entities.js';
 import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
@@ -224,7 +225,7 @@ export const messageMethods = [
   }),
   method({
     name: 'sendChatAction',
-    summary: 'Accepted; nothing is shown',
+    summary: 'Accepted for a chat that exists (and a group the bot is in); nothing is shown',
     params: Type.Object({
       chat_id: IdParam,
       action: Type.String(),
@@ -233,7 +234,7 @@ export const messageMethods = [
     }),
     result: Type.Literal(true),
     run: async (call, p) => {
-      await resolveChat(call.s, p.chat_id);
+      await chatOf(call, p.chat_id);
       return true as const;
     },
   }),

@@ -1,6 +1,8 @@
 // getUpdates, the webhook methods and answerCallbackQuery: the delivery core's one queue per bot,
 // read with Telegram's semantics and presented as Telegram Updates (same update_id on both surfaces).
+import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
+import type { DB } from '../../../db/types.js';
 import { method, type MethodCall } from '../method.js';
 import { presentUpdates } from '../presenter.js';
 import * as repo from '../repo.js';
@@ -8,17 +10,18 @@ import { UpdateSchema } from '../schema.js';
 
 const AllowedUpdates = Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32 }));
 
-/** Telegram keeps allowed_updates until a call changes it; an empty list means every kind. */
+/** The kinds of Update a call receives: those it names (an empty list: every kind), else those kept. */
 async function allowedUpdates(call: MethodCall, given: readonly string[] | undefined): Promise<string[] | undefined> {
-  if (given !== undefined) {
-    await repo.setAllowedUpdates(call.s.db.k, call.botId, given.length === 0 ? null : JSON.stringify(given));
-    return given.length === 0 ? undefined : [...given];
-  }
+  if (given !== undefined) return given.length === 0 ? undefined : [...given];
   const kept = await repo.allowedUpdates(call.s.db.k, call.botId);
   if (kept === null) return undefined;
   const parsed: unknown = JSON.parse(kept);
   return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : undefined;
 }
+
+/** Telegram keeps allowed_updates until a call that succeeds changes it: stored only then. */
+const keepAllowedUpdates = (tx: Kysely<DB>, call: MethodCall, given: readonly string[]) =>
+  repo.setAllowedUpdates(tx, call.botId, given.length === 0 ? null : JSON.stringify(given));
 
 /**
  * The core's offset for Telegram's: updates below a positive offset are confirmed; none (or 0)
@@ -49,6 +52,8 @@ export const updateMethods = [
         timeout: p.timeout,
         allowedUpdates: await allowedUpdates(call, p.allowed_updates),
       });
+      const given = p.allowed_updates;
+      if (given !== undefined) await call.s.work.run(({ tx }) => keepAllowedUpdates(tx, call, given));
       return presentUpdates(call.s.db.k, updates);
     },
   }),
@@ -68,11 +73,14 @@ export const updateMethods = [
     run: async (call, p) => {
       // An empty url removes the webhook, as in Telegram.
       if (p.url === '') return call.s.delivery.deleteWebhook(call.botId, p.drop_pending_updates ?? false);
-      await allowedUpdates(call, p.allowed_updates);
-      await call.s.delivery.setWebhook(call.botId, p.url, {
-        secretToken: p.secret_token,
-        payloadFormat: 'telegram',
-        dropPendingUpdates: p.drop_pending_updates,
+      const url = await call.s.delivery.vet(p.url);
+      await call.s.work.run(async (w) => {
+        await call.s.delivery.setWebhookIn(w, call.botId, url, {
+          secretToken: p.secret_token,
+          payloadFormat: 'telegram',
+          dropPendingUpdates: p.drop_pending_updates,
+        });
+        if (p.allowed_updates !== undefined) await keepAllowedUpdates(w.tx, call, p.allowed_updates);
       });
       return true as const;
     },

@@ -1,0 +1,150 @@
+// Bot-method input at its edges, from a fuzz sweep: ids no counter can draw (PostgreSQL answered
+// 500), entities that cut a character in two, rich-text tags that spell U+0000, and refused calls
+// that must change nothing. Both stores, both bot surfaces.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { describeStores } from './helpers/app.js';
+import { type Answer, botCall, failed } from './helpers/delivery.js';
+import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+
+await describeStores(
+  'bot-method input at its edges',
+  (t) => {
+    let user: TestUser;
+    let bot: BotCreds;
+    let groupId: string;
+    before(async () => {
+      [user] = (await createUsers(t().app, 1)) as [TestUser];
+      bot = await createBot(t().app, user.user_id);
+      groupId = `g${user.user_id}`;
+      await applyEvents(t().app, [
+        {
+          type: 'group.upserted',
+          data: { group_id: groupId, name: 'g', invite_url: `https://chat.example/${groupId}` },
+        },
+        { type: 'group.member.joined', data: { group_id: groupId, user_id: bot.bot_user_id } },
+        { type: 'group.member.joined', data: { group_id: groupId, user_id: user.user_id } },
+      ]);
+    });
+    const telegram = (method: string, params: Record<string, unknown>, as: 'form' | 'json' = 'json') =>
+      botCall(t().app, method, bot.api_key, params, as, `/telegram/bot${bot.telegram_token}/${method}`);
+    const telegramResult = (r: Answer): unknown => {
+      assert.deepEqual(Object.keys(r.body), ['ok', 'result'], JSON.stringify(r.body));
+      assert.equal(r.body.ok, true, JSON.stringify(r.body));
+      return r.body.result;
+    };
+    const telegramError = (r: Answer, code: number, description: string, what: string) => {
+      assert.equal(r.status, code, `${what} ${JSON.stringify(r.body)}`);
+      assert.deepEqual(r.body, { ok: false, error_code: code, description }, what);
+    };
+
+    it('an id no counter can draw (beyond 2^53, infinite, fractional) is not found, never a 500', async () => {
+      for (const chatId of [1e21, -1e21, 2 ** 63, '9007199254740993', '9999999999999999', '-Infinity', '1e309']) {
+        const what = `chat_id ${String(chatId)}`;
+        telegramError(
+          await telegram('sendMessage', { chat_id: chatId, text: 'x' }),
+          400,
+          'Bad Request: chat not found',
+          what,
+        );
+        telegramError(await telegram('getChat', { chat_id: chatId }, 'form'), 400, 'Bad Request: chat not found', what);
+        telegramError(
+          await telegram('sendChatAction', { chat_id: chatId, action: 'typing' }),
+          400,
+          'Bad Request: chat not found',
+          what,
+        );
+      }
+      for (const userId of [1e21, '9999999999999999']) {
+        const r = await telegram('getChatMember', { chat_id: groupId, user_id: userId });
+        telegramError(r, 400, 'Bad Request: user not found', `user_id ${String(userId)}`);
+      }
+      for (const messageId of [1e20, '1e20', 2 ** 63]) {
+        const what = `message_id ${String(messageId)}`;
+        const edit = { chat_id: groupId, message_id: messageId, text: 'x' };
+        telegramError(await telegram('editMessageText', edit), 400, 'Bad Request: message to edit not found', what);
+        failed(await botCall(t().app, 'editMessageText', bot.api_key, edit), 404, 'message not found', what);
+      }
+    });
+
+    it('sendChatAction answers chat not found for a chat that does not exist, true for one that does', async () => {
+      telegramError(
+        await telegram('sendChatAction', { chat_id: 'no-such-chat', action: 'typing' }),
+        400,
+        'Bad Request: chat not found',
+        'unknown',
+      );
+      assert.equal(telegramResult(await telegram('sendChatAction', { chat_id: groupId, action: 'typing' })), true);
+    });
+
+    it('an entity that cuts an emoji in two styles the whole emoji, and the text is stored as sent', async () => {
+      const sent = await telegram('sendMessage', {
+        chat_id: groupId,
+        text: '😀😀ab',
+        entities: [{ type: 'bold', offset: 1, length: 2 }],
+      });
+      const message = telegramResult(sent) as { message_id: number; text: string; entities: unknown };
+      assert.equal(message.text, '😀😀ab');
+      assert.deepEqual(message.entities, [{ type: 'bold', offset: 0, length: 4 }]);
+      const stored = await t()
+        .services.db.k.selectFrom('outbox_messages')
+        .select('content')
+        .where('telegram_message_id', '=', message.message_id)
+        .executeTakeFirstOrThrow();
+      assert.equal(stored.content, '{"uitag":"font","text":"😀😀","bold":"true"}ab');
+    });
+
+    it('a rich-text tag that spells U+0000 or a lone surrogate is refused, and nothing is sent', async () => {
+      const send = (content: string) =>
+        botCall(
+          t().app,
+          'sendMessage',
+          bot.api_key,
+          { chat_id: groupId, chat_type: 'group', object_name: 'richtext', text: content },
+          'json',
+        );
+      const outboxRows = async () =>
+        Number(
+          (
+            await t()
+              .services.db.k.selectFrom('outbox_messages')
+              .select((e) => e.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await outboxRows();
+      for (const [content, detail] of [
+        ['q{"uitag":"font","text":"\\u0000"}', 'text must not contain U+0000'],
+        ['q{"uitag":"font","text":"\\ud83d"}', 'text must not contain a lone surrogate'],
+      ] as const) {
+        failed(await send(content), 400, `Bad Request: content: tag 1 (font): ${detail}`, content);
+      }
+      assert.equal(await outboxRows(), before);
+    });
+
+    it('a refused setWebhook or getUpdates leaves allowed_updates as they were', async () => {
+      const allowed = async () =>
+        (telegramResult(await telegram('getWebhookInfo', {})) as { allowed_updates?: string[] }).allowed_updates;
+      assert.equal(
+        telegramResult(await telegram('getUpdates', { allowed_updates: ['message'], timeout: 0 })) instanceof Array,
+        true,
+      );
+      assert.deepEqual(await allowed(), ['message']);
+      const refused = await telegram('setWebhook', { url: 'not a url', allowed_updates: ['edited_message'] });
+      assert.equal(refused.status, 400, JSON.stringify(refused.body));
+      assert.deepEqual(await allowed(), ['message'], 'a refused setWebhook');
+      assert.equal(
+        telegramResult(
+          await telegram('setWebhook', { url: 'http://127.0.0.1:9/hook', allowed_updates: ['callback_query'] }),
+        ),
+        true,
+      );
+      assert.deepEqual(await allowed(), ['callback_query'], 'a setWebhook that succeeds');
+      const conflict = await telegram('getUpdates', { allowed_updates: ['message'] });
+      assert.equal(conflict.status, 409, JSON.stringify(conflict.body));
+      assert.deepEqual(await allowed(), ['callback_query'], 'a getUpdates refused while the webhook is set');
+      assert.equal(telegramResult(await telegram('deleteWebhook', {})), true);
+    });
+  },
+  { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
+);
