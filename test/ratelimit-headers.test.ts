@@ -1,8 +1,10 @@
 // IETF RateLimit / RateLimit-Policy headers beside Retry-After on every rate-limited surface
 // (issue 18): bot methods, /openapi/ sends and /openapi/ reads. Additive: bodies stay as they were.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
-import { describeStoresOnFakeClock } from './helpers/app.js';
+import { describe, it } from 'node:test';
+import { openSharedState } from '../src/lib/shared-state.js';
+import { describeStoresOnFakeClock, startTestApp } from './helpers/app.js';
+import { REDIS_URL, redisUnderTest } from './helpers/stores.js';
 import { botCall } from './helpers/delivery.js';
 import { applyEvents, createApp, createBot, createUsers, signedHeaders, type TestUser } from './helpers/factories.js';
 
@@ -80,3 +82,25 @@ await describeStoresOnFakeClock(
   },
   { env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '2' } },
 );
+
+const redisUp = await redisUnderTest('replayed reads on Redis');
+
+describe('signed reads on Redis: replays refused at the claim', { skip: redisUp ? false : 'Redis unreachable' }, () => {
+  it('ten copies of one signed read sent at once spend one read token, not ten', async () => {
+    const shared = await openSharedState(REDIS_URL);
+    const t = await startTestApp('sqlite', { env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '10' }, shared });
+    try {
+      const [owner] = (await createUsers(t.app, 1)) as [TestUser];
+      const app = await createApp(t.app, owner.user_id);
+      const read = (headers: Record<string, string>) =>
+        t.app.inject({ method: 'GET', url: `/openapi/user/info?user_id=${owner.user_id}`, headers });
+      const copy = signedHeaders(app);
+      const answers = await Promise.all(Array.from({ length: 10 }, () => read(copy)));
+      assert.deepEqual(answers.map((r) => r.statusCode).sort(), [200, 401, 401, 401, 401, 401, 401, 401, 401, 401]);
+      assert.equal((await read(signedHeaders(app))).statusCode, 200, 'the copies left the key its tokens');
+    } finally {
+      await t.close();
+      await shared.close();
+    }
+  });
+});

@@ -12,8 +12,8 @@ export interface NonceStore {
    * already recorded. A store that can answer at once (memory) answers without a promise.
    */
   claim(key: Buffer, expiresAt: number, now: number): boolean | Promise<boolean>;
-  /** Whether the key is recorded (claimed and not yet expired), recording nothing. */
-  seen(key: Buffer, expiresAt: number): boolean | Promise<boolean>;
+  /** Forgets a key this instance claimed, for a request refused after its claim (a rate limit). */
+  release(key: Buffer, expiresAt: number): void | Promise<void>;
 }
 
 /**
@@ -39,8 +39,27 @@ class NumberSet {
     return true;
   }
 
-  has(k: number): boolean {
-    return this.table[NumberSet.slotOf(this.table, k)] === k;
+  /**
+   * Removes `k`. Linear probing finds a key by walking from its home place to the first empty one,
+   * so the keys after the gap in that run are shifted back into it where their walk passes it.
+   */
+  delete(k: number): void {
+    const table = this.table;
+    const mask = table.length - 1;
+    let gap = NumberSet.slotOf(table, k);
+    if (table[gap] !== k) return;
+    for (let i = (gap + 1) & mask; ; i = (i + 1) & mask) {
+      const at = table[i] ?? 0;
+      if (at === 0) break;
+      // `at` may fill the gap when the gap lies on its walk: from its home place up to i.
+      const home = (at >>> 0) & mask;
+      if (((i - home) & mask) >= ((i - gap) & mask)) {
+        table[gap] = at;
+        gap = i;
+      }
+    }
+    table[gap] = 0;
+    this.size--;
   }
 
   private grow(): void {
@@ -91,8 +110,8 @@ export class MemoryNonceStore implements NonceStore {
     return keys.add(MemoryNonceStore.numberOf(key));
   }
 
-  seen(key: Buffer, expiresAt: number): boolean {
-    return this.slots.get(MemoryNonceStore.slotOf(expiresAt))?.has(MemoryNonceStore.numberOf(key)) ?? false;
+  release(key: Buffer, expiresAt: number): void {
+    this.slots.get(MemoryNonceStore.slotOf(expiresAt))?.delete(MemoryNonceStore.numberOf(key));
   }
 
   private static slotOf(expiresAt: number): number {
@@ -116,8 +135,8 @@ export class RedisNonceStore implements NonceStore {
     return (await this.redis.set(`nonce:${key.toString('hex')}`, '1', 'PX', ttl, 'NX')) === 'OK';
   }
 
-  async seen(key: Buffer): Promise<boolean> {
-    return (await this.redis.exists(`nonce:${key.toString('hex')}`)) === 1;
+  async release(key: Buffer): Promise<void> {
+    await this.redis.del(`nonce:${key.toString('hex')}`);
   }
 }
 
@@ -228,7 +247,7 @@ export async function openSharedState(redisUrl: string | undefined): Promise<Sha
   return {
     nonces: {
       claim: (key, expiresAt, now) => nonces((store) => Promise.resolve(store.claim(key, expiresAt, now))),
-      seen: (key, expiresAt) => nonces((store) => Promise.resolve(store.seen(key, expiresAt))),
+      release: (key, expiresAt) => nonces((store) => Promise.resolve(store.release(key, expiresAt))),
     },
     limiter: { take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))) },
     bus,

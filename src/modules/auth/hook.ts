@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
-import { claimNonce, refuseSeen, verifySignature } from './signature.js';
+import { claimNonce, verifySignature } from './signature.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,15 +83,25 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
       credential,
       now,
     );
-    const claim = () => claimNonce(deps.nonces, signed, now);
-    if (bucket === undefined) return then(claim(), () => admit(request, credential));
-    // A limited read: a replay is refused before it spends the key's token, and the nonce is
-    // claimed only once the token is taken. A nonce is held until its timestamp leaves the window
-    // (up to 600 s), so claims the limit refuses would let one key pin memory at any rate.
-    return then(
-      then(refuseSeen(deps.nonces, signed), () => admit(request, credential)),
-      claim,
-    );
+    // A replay is refused at its claim, before it can spend the key's read token. A nonce is held
+    // until its timestamp leaves the window (up to 600 s): a read the limit then refuses gives its
+    // claim back, or refused reads would let one key pin memory at any rate.
+    const claimed = claimNonce(deps.nonces, signed, now);
+    const admitted = () => {
+      const release = (error: unknown): never => {
+        // A release that fails leaves the nonce claimed until it expires, which refuses nothing new.
+        const released = deps.nonces.release(signed.key, signed.expiresAt);
+        if (released instanceof Promise) released.catch(() => undefined);
+        throw error;
+      };
+      try {
+        const waiting = admit(request, credential);
+        return waiting === undefined ? undefined : waiting.catch(release);
+      } catch (error) {
+        return release(error);
+      }
+    };
+    return then(claimed, admitted);
   };
 
   const authenticate = (request: FastifyRequest): Promise<void> | undefined => {

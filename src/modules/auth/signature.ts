@@ -53,18 +53,6 @@ export function verifySignature(h: SignedHeaders, credential: Credential, now: n
   return { key: expected, expiresAt: ms + WINDOW_MS };
 }
 
-/** Throws the answer for a replay of a verified signature, claiming nothing (see claimNonce). */
-export function refuseSeen(nonces: NonceStore, signed: Signed): Promise<void> | undefined {
-  const seen = nonces.seen(signed.key, signed.expiresAt);
-  if (typeof seen === 'boolean') {
-    refuseReplay(!seen);
-    return undefined;
-  }
-  return seen.then((was) => {
-    refuseReplay(!was);
-  });
-}
-
 /**
  * Claims a verified signature's nonce, or throws the answer for a replay. Only after the signature
  * holds, so nobody can burn another client's nonces. Synchronous (undefined) when the nonce store
