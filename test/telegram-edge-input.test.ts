@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeStores } from './helpers/app.js';
-import { type Answer, botCall, failed } from './helpers/delivery.js';
+import { type Answer, botCall, failed, nextWait } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 
 await describeStores(
@@ -144,6 +144,55 @@ await describeStores(
       assert.equal(conflict.status, 409, JSON.stringify(conflict.body));
       assert.deepEqual(await allowed(), ['callback_query'], 'a getUpdates refused while the webhook is set');
       assert.equal(telegramResult(await telegram('deleteWebhook', {})), true);
+    });
+
+    it('a held getUpdates keeps its allowed_updates at once, for the poll that ends it', async () => {
+      const held = nextWait(t().services.delivery);
+      const first = telegram('getUpdates', { allowed_updates: ['message', 'edited_message'], timeout: 30 });
+      await held;
+      const info = telegramResult(await telegram('getWebhookInfo', {})) as { allowed_updates?: string[] };
+      assert.deepEqual(info.allowed_updates, ['message', 'edited_message']);
+      assert.deepEqual(telegramResult(await telegram('getUpdates', { timeout: 0 })), []);
+      telegramError(
+        await first,
+        409,
+        'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+        'the held poll',
+      );
+      assert.deepEqual(telegramResult(await telegram('getUpdates', { allowed_updates: [], timeout: 0 })), []);
+    });
+
+    it('a keyboard edit of a message stored before the tag check keeps its text as stored', async () => {
+      const sent = telegramResult(
+        await telegram('sendMessage', {
+          chat_id: groupId,
+          text: 'x',
+          entities: [{ type: 'bold', offset: 0, length: 1 }],
+        }),
+      ) as {
+        message_id: number;
+      };
+      // As the entity bug stored it: a lone surrogate spelled in a tag.
+      const legacy = '{"uitag":"font","text":"\\ud83d","bold":"true"}x';
+      await t()
+        .services.db.k.updateTable('outbox_messages')
+        .set({ content: legacy })
+        .where('telegram_message_id', '=', sent.message_id)
+        .execute();
+      const keyboard = { inline_keyboard: [[{ text: 'k', callback_data: 'k' }]] };
+      const edited = await telegram('editMessageReplyMarkup', {
+        chat_id: groupId,
+        message_id: sent.message_id,
+        reply_markup: keyboard,
+      });
+      assert.deepEqual((telegramResult(edited) as { reply_markup: unknown }).reply_markup, keyboard);
+      const retyped = await telegram('editMessageText', {
+        chat_id: groupId,
+        message_id: sent.message_id,
+        text: 'y',
+        parse_mode: 'HTML',
+      });
+      assert.equal((telegramResult(retyped) as { text: string }).text, 'y', 'a new text is taken');
     });
   },
   { env: { WEBHOOK_ALLOW_INSECURE: '1' } },

@@ -54,6 +54,8 @@ export interface PollParams {
   timeout?: number | undefined;
   /** Update kinds wanted ("message", "callback_query"); others are confirmed unsent. */
   allowedUpdates?: readonly string[] | undefined;
+  /** Runs once the poll is taken (the bot exists, no webhook is set), before it reads or waits. */
+  accepted?: (() => Promise<unknown>) | undefined;
 }
 
 /**
@@ -187,6 +189,7 @@ export class DeliveryService {
       const bot = await findBot(this.db.k, botId);
       if (bot === undefined) throw new AppError(Errors.unknownBot);
       if (bot.webhook_url !== null) throw new AppError(Errors.webhookActive);
+      await p.accepted?.();
       const limit = Math.min(Math.max(p.limit ?? MAX_LIMIT, 1), MAX_LIMIT);
       const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
       const offset = p.offset ?? 0;

@@ -64,9 +64,10 @@ export const senderOf = (c: Credential): string => c.botUserId ?? c.ownerUserId;
 
 const paramError = (detail: string) => new AppError(Errors.paramError, detail);
 
-function parseRich(c: Content): Markup | null {
+/** `stored`: the content is a message's own, unchanged (an edit of its keyboard), read as it was. */
+function parseRich(c: Content, stored = false): Markup | null {
   if (!c.rich) return null;
-  const parsed = parseMarkup(c.content);
+  const parsed = parseMarkup(c.content, { checkText: !stored });
   if (!parsed.ok) throw paramError(`content: ${parsed.error}`);
   return parsed.markup;
 }
@@ -270,13 +271,13 @@ export class MessagingService {
   /** Replaces the text (and keyboard) of one of the bot's own messages (its platform id or Telegram number). */
   async edit(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<Message> {
     const from = senderOf(sender);
-    const markup = parseRich(c);
     return this.work.run(async ({ tx, now }) => {
       const row = await repo.findOutboxRef(tx, messageId);
       const chatId = row?.chat_type === 'group' ? row.group_id : row?.to_user_id;
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
+      const markup = parseRich(c, c.content === row.content);
       await this.admit(within(tx), from, chat, showsImage(c, markup));
       const next = this.row(sender, chat, c, markup, [], now);
       await repo.editOutbox(tx, row.message_id, {

@@ -19,6 +19,15 @@ it('an entity that splits an emoji styles the whole emoji', () => {
   assert.equal(markup, '{"uitag":"font","text":"😀😀","bold":"true"}ab');
 });
 
+it('an empty entity inside an emoji styles nothing (no markup at all)', () => {
+  assert.equal(markupOfEntities('😀a', [{ type: 'bold', offset: 1, length: 0 }]), undefined);
+  const beside = [
+    { type: 'bold', offset: 1, length: 0 },
+    { type: 'italic', offset: 2, length: 1 },
+  ];
+  assert.equal(markupOfEntities('😀a', beside), '😀{"uitag":"font","text":"a","italic":"true"}');
+});
+
 it('markup of any entities keeps the text whole and well formed (property)', () => {
   fc.assert(
     fc.property(

@@ -46,9 +46,10 @@ export function markupOfEntities(text: string, entities: readonly MessageEntity[
   const clamp = (at: number) => Math.max(0, Math.min(text.length, at));
   const kept = entities
     .filter((e) => ['bold', 'italic', 'text_link'].includes(e.type))
-    .map((e) => {
-      const start = clamp(e.offset);
-      const end = clamp(e.offset + e.length);
+    .map((e) => ({ ...e, start: clamp(e.offset), end: clamp(e.offset + e.length) }))
+    // An empty entity styles nothing; it must not cut the text either.
+    .filter((e) => e.end > e.start)
+    .map(({ start, end, ...e }) => {
       const offset = inPair(start) ? start - 1 : start;
       return { ...e, offset, length: (inPair(end) ? end + 1 : end) - offset };
     });

@@ -46,14 +46,16 @@ export const updateMethods = [
     }),
     result: Type.Array(UpdateSchema),
     run: async (call, p) => {
+      const given = p.allowed_updates;
       const updates = await call.s.delivery.getUpdates(call.botId, {
         offset: await coreOffset(call, p.offset),
         limit: p.limit,
         timeout: p.timeout,
-        allowedUpdates: await allowedUpdates(call, p.allowed_updates),
+        allowedUpdates: await allowedUpdates(call, given),
+        // Kept as the poll is taken, as Telegram does on receiving it; not when it is refused.
+        accepted:
+          given === undefined ? undefined : () => call.s.work.run(({ tx }) => keepAllowedUpdates(tx, call, given)),
       });
-      const given = p.allowed_updates;
-      if (given !== undefined) await call.s.work.run(({ tx }) => keepAllowedUpdates(tx, call, given));
       return presentUpdates(call.s.db.k, updates);
     },
   }),
