@@ -120,6 +120,25 @@ await describeStores(
         failed(await send(content), 400, `Bad Request: content: tag 1 (font): ${detail}`, content);
       }
       assert.equal(await outboxRows(), before);
+      // A plain text whose letters spell such a tag, turned rich by an edit, is new rich content.
+      const plain = 'q{"uitag":"font","text":"\\u0000"}';
+      const sent = await botCall(
+        t().app,
+        'sendMessage',
+        bot.api_key,
+        { chat_id: groupId, chat_type: 'group', text: plain, parse_mode: 'text' },
+        'json',
+      );
+      assert.equal(sent.body.ok, true, JSON.stringify(sent.body));
+      const { message_id } = sent.body.result as { message_id: string };
+      const turned = await botCall(
+        t().app,
+        'editMessageText',
+        bot.api_key,
+        { chat_id: groupId, chat_type: 'group', message_id, text: plain, parse_mode: 'richtext' },
+        'json',
+      );
+      failed(turned, 400, 'Bad Request: content: tag 1 (font): text must not contain U+0000', 'plain turned rich');
     });
 
     it('a refused setWebhook or getUpdates leaves allowed_updates as they were', async () => {

@@ -243,11 +243,17 @@ export async function openSharedState(redisUrl: string | undefined): Promise<Sha
   const link = await RedisLink.open(redisUrl);
   const bus = new RedisBus(link, link.connect(), link.connect());
   const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
+  // A claim is given back to the store that took it, whichever answers when it is given back.
+  const claimedIn = new WeakMap<Buffer, NonceStore>();
   const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
   return {
     nonces: {
-      claim: (key, expiresAt, now) => nonces((store) => Promise.resolve(store.claim(key, expiresAt, now))),
-      release: (key, expiresAt) => nonces((store) => Promise.resolve(store.release(key, expiresAt))),
+      claim: (key, expiresAt, now) =>
+        nonces((store) => {
+          claimedIn.set(key, store);
+          return Promise.resolve(store.claim(key, expiresAt, now));
+        }),
+      release: (key, expiresAt) => claimedIn.get(key)?.release(key, expiresAt),
     },
     limiter: { take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))) },
     bus,

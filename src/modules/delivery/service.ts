@@ -189,12 +189,13 @@ export class DeliveryService {
       const bot = await findBot(this.db.k, botId);
       if (bot === undefined) throw new AppError(Errors.unknownBot);
       if (bot.webhook_url !== null) throw new AppError(Errors.webhookActive);
-      await p.accepted?.();
       const limit = Math.min(Math.max(p.limit ?? MAX_LIMIT, 1), MAX_LIMIT);
       const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
       const offset = p.offset ?? 0;
       // Registered before the first read, so an Update committed in between still wakes this poll.
       waiter = this.claim(botId, { offset, limit, allowedUpdates: p.allowedUpdates, answer });
+      // After the claim: a webhook set while this waits wakes (ends) the poll it already knows.
+      await p.accepted?.();
       if (offset > 0) await repo.confirmBelow(this.db.k, botId, offset);
       let rows = await this.read(botId, offset, limit);
       if (rows.length === 0 && timeoutMs > 0) {

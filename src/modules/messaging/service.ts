@@ -277,7 +277,8 @@ export class MessagingService {
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
-      const markup = parseRich(c, c.content === row.content);
+      // Stored rich content read as it was; a plain text turned rich is checked as new.
+      const markup = parseRich(c, c.content === row.content && row.normalized !== null);
       await this.admit(within(tx), from, chat, showsImage(c, markup));
       const next = this.row(sender, chat, c, markup, [], now);
       await repo.editOutbox(tx, row.message_id, {
