@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import fc from 'fast-check';
 import { hasNul, inputFault, textFault, tooDeep } from '../src/lib/nul.js';
-import { adminHeaders, describeStores } from './helpers/app.js';
+import { adminHeaders, describeStores, outboxRows } from './helpers/app.js';
 import { createApp, createBot, createUsers, type BotCreds, type Creds, type TestUser } from './helpers/factories.js';
 import { listeningPort, rawConversation, rawExchange, rawHalfClosed, rawRequest } from './helpers/raw-http.js';
 
@@ -349,16 +349,7 @@ await describeStores('hostile input', (t) => {
     const bytes = (...pieces: (string | Buffer)[]) =>
       Buffer.concat(pieces.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
     const invalid = Buffer.from([0x61, 0xff, 0x62]);
-    const outboxRows = async () =>
-      Number(
-        (
-          await t()
-            .services.db.k.selectFrom('outbox_messages')
-            .select((e) => e.fn.countAll().as('n'))
-            .executeTakeFirstOrThrow()
-        ).n,
-      );
-    const before = await outboxRows();
+    const before = await outboxRows(t());
     for (const type of ['text/plain', 'text/plain; charset=utf-8', 'text/plain; charset=latin1']) {
       const res = await multipart(
         `${tg}/sendMessage`,
@@ -406,7 +397,7 @@ await describeStores('hostile input', (t) => {
     );
     assert.equal(file.statusCode, 400);
     assert.deepEqual(file.json(), { ok: false, error_code: 400, description: 'Bad Request: text: must be string' });
-    assert.equal(await outboxRows(), before + 1, 'only the valid send was written');
+    assert.equal(await outboxRows(t()), before + 1, 'only the valid send was written');
   });
 
   it('a malformed multipart body is a 400 in the Telegram envelope, before the token is looked at', async () => {

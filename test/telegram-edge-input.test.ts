@@ -3,7 +3,7 @@
 // that must change nothing. Both stores, both bot surfaces.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { describeStores } from './helpers/app.js';
+import { describeStores, outboxRows } from './helpers/app.js';
 import { type Answer, botCall, failed, nextWait } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 
@@ -103,23 +103,14 @@ await describeStores(
           { chat_id: groupId, chat_type: 'group', object_name: 'richtext', text: content },
           'json',
         );
-      const outboxRows = async () =>
-        Number(
-          (
-            await t()
-              .services.db.k.selectFrom('outbox_messages')
-              .select((e) => e.fn.countAll().as('n'))
-              .executeTakeFirstOrThrow()
-          ).n,
-        );
-      const before = await outboxRows();
+      const before = await outboxRows(t());
       for (const [content, detail] of [
         ['q{"uitag":"font","text":"\\u0000"}', 'text must not contain U+0000'],
         ['q{"uitag":"font","text":"\\ud83d"}', 'text must not contain a lone surrogate'],
       ] as const) {
         failed(await send(content), 400, `Bad Request: content: tag 1 (font): ${detail}`, content);
       }
-      assert.equal(await outboxRows(), before);
+      assert.equal(await outboxRows(t()), before);
       // A plain text whose letters spell such a tag, turned rich by an edit, is new rich content.
       const plain = 'q{"uitag":"font","text":"\\u0000"}';
       const sent = await botCall(

@@ -132,3 +132,12 @@ export async function describeStoresOnFakeClock(
     { ...options, clock },
   );
 }
+
+/** Rows in the outbox: a refused send leaves the count as it was. */
+export async function outboxRows(t: TestApp): Promise<number> {
+  const row = await t.services.db.k
+    .selectFrom('outbox_messages')
+    .select((e) => e.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -7,7 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
-import { claimNonce, verifySignature } from './signature.js';
+import { claimNonce, type Signed, verifySignature } from './signature.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -83,25 +83,30 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
       credential,
       now,
     );
-    // A replay is refused at its claim, before it can spend the key's read token. A nonce is held
-    // until its timestamp leaves the window (up to 600 s): a read the limit then refuses gives its
-    // claim back, or refused reads would let one key pin memory at any rate.
+    // A replay is refused at its claim, before it can spend the key's read token.
     const claimed = claimNonce(deps.nonces, signed, now);
-    const admitted = () => {
-      const release = (error: unknown): never => {
-        // A release that fails leaves the nonce claimed until it expires, which refuses nothing new.
-        const released = deps.nonces.release(signed.key, signed.expiresAt);
-        if (released instanceof Promise) released.catch(() => undefined);
-        throw error;
-      };
-      try {
-        const waiting = admit(request, credential);
-        return waiting === undefined ? undefined : waiting.catch(release);
-      } catch (error) {
-        return release(error);
-      }
+    return then(claimed, () =>
+      bucket === undefined ? admit(request, credential) : limited(request, credential, signed),
+    );
+  };
+
+  /**
+   * admit for a read with a limit, which may refuse after the claim: a nonce is held until its
+   * timestamp leaves the window (up to 600 s), so a refused read gives its claim back, or refused
+   * reads would let one key pin memory at any rate.
+   */
+  const limited = (request: FastifyRequest, credential: Credential, signed: Signed): Promise<void> | undefined => {
+    const release = (error: unknown): never => {
+      // A release that fails leaves the nonce claimed until it expires, which refuses nothing new.
+      const released = deps.nonces.release(signed.key, signed.expiresAt);
+      if (released instanceof Promise) released.catch(() => undefined);
+      throw error;
     };
-    return then(claimed, admitted);
+    try {
+      return admit(request, credential)?.catch(release);
+    } catch (error) {
+      return release(error);
+    }
   };
 
   const authenticate = (request: FastifyRequest): Promise<void> | undefined => {

@@ -6,11 +6,10 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import multipart, { type MultipartFile } from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
-import sjson from 'secure-json-parse';
 import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
-import { MAX_DEPTH, tooDeep } from '../../lib/nul.js';
 import { badRequest } from './errors.js';
+import { jsonParam } from './params.js';
 
 const tooLarge = (): AppError => new AppError(Errors.payloadTooLarge);
 
@@ -50,17 +49,7 @@ async function valueOf(part: MultipartFile): Promise<unknown> {
   if (filename !== undefined || part.mimetype === 'application/octet-stream') return bytes;
   if (!isUtf8(bytes)) throw badRequest(`${part.fieldname}: invalid UTF-8`);
   const text = bytes.toString();
-  if (!part.mimetype.startsWith('application/json')) return text;
-  let value: unknown;
-  try {
-    // As Fastify reads a JSON body: a __proto__ or constructor.prototype key is refused.
-    value = sjson.parse(text);
-  } catch {
-    throw badRequest(`can't parse ${part.fieldname} JSON object`);
-  }
-  // Held to the depth a JSON body is held to.
-  if (tooDeep(value)) throw badRequest(`${part.fieldname} nests deeper than ${MAX_DEPTH} levels`);
-  return value;
+  return part.mimetype.startsWith('application/json') ? jsonParam(part.fieldname, text) : text;
 }
 
 async function fields(request: FastifyRequest, limit: number): Promise<Record<string, unknown>> {

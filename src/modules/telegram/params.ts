@@ -19,16 +19,22 @@ const STRUCTURED = new Set([
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function structured(key: string, value: unknown): unknown {
-  if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
+/** A parameter's JSON text as its value, held to what a JSON body is held to. */
+export function jsonParam(key: string, text: string): unknown {
   let parsed: unknown;
   try {
     // As Fastify reads a JSON body: a __proto__ or constructor.prototype key is refused.
-    parsed = sjson.parse(value);
+    parsed = sjson.parse(text);
   } catch {
     throw badRequest(`can't parse ${key} JSON object`);
   }
   if (tooDeep(parsed)) throw badRequest(`${key} nests deeper than ${MAX_DEPTH} levels`);
+  return parsed;
+}
+
+function structured(key: string, value: unknown): unknown {
+  if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
+  const parsed = jsonParam(key, value);
   // The text was checked before it was parsed, when an escape such as \u0000 was six plain characters.
   const fault = textFault(parsed);
   if (fault !== undefined) throw badRequest(`${key}: ${TEXT_FAULTS[fault]}`);
