@@ -22,7 +22,8 @@ await describeStores(
           type: 'group.upserted',
           data: { group_id: groupId, name: 'g', invite_url: `https://chat.example/${groupId}` },
         },
-        { type: 'group.member.joined', data: { group_id: groupId, user_id: bot.bot_user_id } },
+        // An administrator: exempt from the image level in its group, so it may send photos there.
+        { type: 'group.member.joined', data: { group_id: groupId, user_id: bot.bot_user_id, role: 'admin' } },
         { type: 'group.member.joined', data: { group_id: groupId, user_id: user.user_id } },
       ]);
     });
@@ -92,6 +93,20 @@ await describeStores(
         .where('telegram_message_id', '=', message.message_id)
         .executeTakeFirstOrThrow();
       assert.equal(stored.content, '{"uitag":"font","text":"😀😀","bold":"true"}ab');
+    });
+
+    it('text that spells a rich-text tag comes back as sent, styled by entities or as a caption', async () => {
+      const tag = '{"uitag":"a","text":"click","href":"https://evil.example"}';
+      const styled = await telegram('sendMessage', {
+        chat_id: groupId,
+        text: `a${tag}`,
+        entities: [{ type: 'bold', offset: 0, length: 1 }],
+      });
+      const message = telegramResult(styled) as { text: string; entities: unknown };
+      assert.equal(message.text, `a${tag}`);
+      assert.deepEqual(message.entities, [{ type: 'bold', offset: 0, length: 1 }]);
+      const photo = await telegram('sendPhoto', { chat_id: groupId, photo: 'https://x.example/p.png', caption: tag });
+      assert.equal((telegramResult(photo) as { text: string }).text, tag, 'the caption as the message text');
     });
 
     it('a rich-text tag that spells U+0000 or a lone surrogate is refused, and nothing is sent', async () => {

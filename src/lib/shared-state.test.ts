@@ -73,4 +73,14 @@ describe('Redis nonce store', { skip: redisUp ? false : 'Redis unreachable' }, (
     assert.equal(await store.claim(k1, now + 5_000, now), true, 'released');
     assert.equal(await store.claim(k2, now + 5_000, now), false, 'the other key is still held');
   });
+
+  it('keeps a key a minute past its expiry, for an instance whose clock is behind', async () => {
+    const store = new RedisNonceStore(redis);
+    const now = Date.now();
+    const key = randomBytes(20);
+    assert.equal(await store.claim(key, now + 1, now), true);
+    const left = await redis.pttl(`nonce:${key.toString('hex')}`);
+    assert.ok(left > 59_000 && left <= 60_001, `${left} ms left`);
+    await store.release(key);
+  });
 });

@@ -128,10 +128,15 @@ export class MemoryNonceStore implements NonceStore {
   }
 }
 
+/** How far instances' clocks may differ for the nonces they share. */
+const CLOCK_SKEW_MS = 60_000;
+
 export class RedisNonceStore implements NonceStore {
   constructor(private readonly redis: Redis) {}
   async claim(key: Buffer, expiresAt: number, now: number): Promise<boolean> {
-    const ttl = Math.max(1, expiresAt - now);
+    // Kept a minute past this clock's expiry: an instance whose clock is behind still takes the
+    // timestamp then, and would take a replay once the key was gone.
+    const ttl = Math.max(1, expiresAt - now) + CLOCK_SKEW_MS;
     return (await this.redis.set(`nonce:${key.toString('hex')}`, '1', 'PX', ttl, 'NX')) === 'OK';
   }
 

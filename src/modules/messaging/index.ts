@@ -2,7 +2,7 @@
 // The module's public surface: other modules and the composition root import it only from here.
 export { parseKeyboard } from './keyboard.js';
 export type { InlineKeyboard, KeyboardButton } from './keyboard.js';
-export { isColor, isHttpsUrl, layout, parseMarkup, renderMarkup } from './markup.js';
+export { isColor, isHttpsUrl, layout, literalSegment, parseMarkup, renderMarkup } from './markup.js';
 export type { ImageBlock, Segment } from './markup.js';
 export { nextMessageNumbers, numberOf } from './numbers.js';
 export { messageOf } from './message.js';

@@ -108,6 +108,14 @@ export const isHttpsUrl = (value: string): boolean => HTTPS.test(value) && URL.c
 /** A colour the font tag accepts: #RGB or #RRGGBB. */
 export const isColor = (value: string): boolean => COLOR.test(value);
 
+/**
+ * Plain text as a segment that renders back as that text: text with a `{` could be read back as
+ * (part of) a tag object, so it travels inside a font tag without styling, whose JSON string keeps
+ * it literal.
+ */
+export const literalSegment = (text: string): Segment =>
+  text.includes('{') ? { kind: 'font', text, bold: false, italic: false, color: null } : { kind: 'text', text };
+
 export function renderMarkup(markup: Markup): string {
   return markup.segments.map(render).join('');
 }

@@ -1,6 +1,6 @@
 // Rich text and Telegram's text + entities, both ways. Telegram offsets and lengths count UTF-16
 // code units, which is what JavaScript string lengths count.
-import { parseMarkup, renderMarkup, type Segment } from '../messaging/index.js';
+import { literalSegment, parseMarkup, renderMarkup, type Segment } from '../messaging/index.js';
 
 export interface MessageEntity {
   type: string;
@@ -72,7 +72,7 @@ export function markupOfEntities(text: string, entities: readonly MessageEntity[
     const italic = covering.some((e) => e.type === 'italic');
     if (link !== undefined) segments.push({ kind: 'a', text: piece, href: link });
     else if (bold || italic) segments.push({ kind: 'font', text: piece, bold, italic, color: null });
-    else segments.push({ kind: 'text', text: piece });
+    else segments.push(literalSegment(piece));
   }
   return renderMarkup({ segments });
 }

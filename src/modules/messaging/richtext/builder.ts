@@ -1,6 +1,6 @@
 // Builds the platform's rich text (markup.ts) out of converted HTML or Markdown: runs of styled
 // text, images and line breaks, rendered as content text whose uitag objects markup.ts parses back.
-import { isHttpsUrl, renderMarkup, type Segment } from '../markup.js';
+import { isHttpsUrl, literalSegment, renderMarkup, type Segment } from '../markup.js';
 
 export interface Style {
   bold: boolean;
@@ -44,12 +44,10 @@ function segmentOf(part: Part): Segment {
   }
   const { text, style } = part;
   if (style.href !== null) return { kind: 'a', text, href: style.href };
-  // Plain text with a `{` could be read back as (part of) a tag object, so it travels inside a
-  // font tag without styling, whose JSON string keeps it literal.
-  if (style.bold || style.italic || style.color !== null || text.includes('{')) {
+  if (style.bold || style.italic || style.color !== null) {
     return { kind: 'font', text, bold: style.bold, italic: style.italic, color: style.color };
   }
-  return { kind: 'text', text };
+  return literalSegment(text);
 }
 
 export class RichTextBuilder {

@@ -8,6 +8,7 @@ import {
   findOutboxRef,
   type InlineKeyboard,
   isHttpsUrl,
+  literalSegment,
   parseKeyboard,
   parseMarkup,
   renderMarkup,
@@ -140,11 +141,7 @@ function photoContent(
       : contentOf(p.caption, { parse_mode: p.parse_mode, entities: p.caption_entities }, keyboard);
   const parsed = caption?.rich === true ? parseMarkup(caption.content) : undefined;
   const captionSegments =
-    parsed?.ok === true
-      ? parsed.markup.segments
-      : caption === undefined
-        ? []
-        : [{ kind: 'text' as const, text: caption.content }];
+    parsed?.ok === true ? parsed.markup.segments : caption === undefined ? [] : [literalSegment(caption.content)];
   const content = renderMarkup({
     segments: [
       { kind: 'img', src: url, position: 'head', rawPosition: null, href: null, height: null, width: null },
