@@ -44,15 +44,15 @@ export function markupOfEntities(text: string, entities: readonly MessageEntity[
   const inPair = (at: number) =>
     at > 0 && at < text.length && /[\ud800-\udbff][\udc00-\udfff]/.test(text.slice(at - 1, at + 1));
   const clamp = (at: number) => Math.max(0, Math.min(text.length, at));
-  const kept = entities
-    .filter((e) => ['bold', 'italic', 'text_link'].includes(e.type))
-    .map((e) => ({ ...e, start: clamp(e.offset), end: clamp(e.offset + e.length) }))
+  const kept: MessageEntity[] = [];
+  for (const e of entities) {
+    const start = clamp(e.offset);
+    const end = clamp(e.offset + e.length);
     // An empty entity styles nothing; it must not cut the text either.
-    .filter((e) => e.end > e.start)
-    .map(({ start, end, ...e }) => {
-      const offset = inPair(start) ? start - 1 : start;
-      return { ...e, offset, length: (inPair(end) ? end + 1 : end) - offset };
-    });
+    if (!['bold', 'italic', 'text_link'].includes(e.type) || end <= start) continue;
+    const offset = inPair(start) ? start - 1 : start;
+    kept.push({ ...e, offset, length: (inPair(end) ? end + 1 : end) - offset });
+  }
   if (kept.length === 0) return undefined;
   // Cut the text at every entity boundary, then style each piece by the entities covering it.
   const cuts = new Set([0, text.length]);
