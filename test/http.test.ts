@@ -146,3 +146,26 @@ await describeStores('U+0000 in input', (t) => {
     assert.equal(api.json<{ message: string }>().message, 'Param error');
   });
 });
+
+await describeStores('answers that carry a secret', (t) => {
+  const operator = (url: string, payload: string) =>
+    t().app.inject({ method: 'POST', url, payload, headers: { ...adminHeaders, 'content-type': 'application/json' } });
+
+  it('answers that carry a secret are never stored: apps and bots created, the webhook set and read', async () => {
+    const [owner] = await createUsers(t().app, 1);
+    assert.ok(owner !== undefined, 'a user');
+    const noStore = (res: { statusCode: number; headers: Record<string, unknown> }, status: number) => {
+      assert.equal(res.statusCode, status);
+      assert.deepEqual([res.headers['cache-control'], res.headers.pragma], ['no-store', 'no-cache']);
+    };
+    const body = (o: Record<string, unknown>) => JSON.stringify({ owner_user_id: owner.user_id, ...o });
+    noStore(await operator('/internal/v1/apps', body({ name: 'a', redirect_uris: [] })), 201);
+    const bot = await operator('/internal/v1/bots', body({ name: 'b' }));
+    noStore(bot, 201);
+    const headers = { 'x-api-key': bot.json<{ api_key: string }>().api_key };
+    const call = (method: string, payload: Record<string, unknown>) =>
+      t().app.inject({ method: 'POST', url: `/openapi/bot/${method}`, headers, payload });
+    noStore(await call('setWebhook', { url: 'https://127.0.0.1/hook' }), 200);
+    noStore(await call('getWebhookInfo', {}), 200);
+  });
+});

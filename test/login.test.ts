@@ -390,6 +390,27 @@ await describeStoresOnFakeClock('authorization login', (t, clock) => {
     });
   }
 
+  it('token answers, and their refusals, are never stored (RFC 6749 section 5.1)', async () => {
+    const tk = await login();
+    const code = await c.code(app, alice);
+    const exchange = { grant_type: 'authorization_code', code, app_id: app.app_id, app_secret: app.app_secret };
+    const refresh = { grant_type: 'refresh_token', refresh_token: tk.refresh_token, app_id: app.app_id };
+    for (const mode of MODES) {
+      for (const [url, params] of [
+        ['/openapi/oauth2/access_token', { ...exchange, user_id: alice.user_id }],
+        ['/openapi/oauth2/refresh_token', { ...refresh, app_secret: app.app_secret, user_id: alice.user_id }],
+        ['/openapi/oauth2/access_token', { ...exchange, app_secret: 'wrong', user_id: alice.user_id }],
+      ] as const) {
+        const res = await t().app.inject(request(url, params, mode));
+        assert.deepEqual(
+          [res.headers['cache-control'], res.headers.pragma],
+          ['no-store', 'no-cache'],
+          `${mode} ${url} ${res.statusCode}`,
+        );
+      }
+    }
+  });
+
   it('query and body combine (POST with some parameters in each)', async () => {
     const code = await c.code(app, alice);
     const qs = new URLSearchParams({ app_id: app.app_id, app_secret: app.app_secret }).toString();

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { operatorErrors, strict } from '../../http/internal.js';
+import { noStore } from '../../http/no-store.js';
 import type { App } from '../../http/types.js';
 import { DESCRIPTION_MAX, NAME_MAX, REDIRECT_URIS_MAX, URL_MAX } from '../../lib/input-rules.js';
 import { Id } from '../../lib/schemas.js';
@@ -13,6 +14,7 @@ export function appRoutes(app: App, s: Services): void {
   app.post(
     '/internal/v1/apps',
     {
+      onRequest: noStore,
       schema: {
         tags: ['Operator'],
         summary: 'Create an application for login and payment',
@@ -32,6 +34,7 @@ export function appRoutes(app: App, s: Services): void {
   app.post(
     '/internal/v1/bots',
     {
+      onRequest: noStore,
       schema: {
         tags: ['Operator'],
         summary: 'Create a bot (at most 5 per owner)',

@@ -7,6 +7,7 @@ import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/index.js';
 import { botContent, type Content, parseKeyboard } from '../messaging/index.js';
+import { noStore } from '../../http/no-store.js';
 import { requestParams } from '../../http/params.js';
 import {
   AnswerCallbackParams,
@@ -54,6 +55,8 @@ export function botApiRoutes(app: App, s: Services): void {
       response: { 200: BotEnvelope(result) },
     },
   });
+  /** The options of a method whose answer holds the webhook's secret. */
+  const secret = <O extends ReturnType<typeof method>>(options: O) => ({ ...options, onRequest: [auth, noStore] });
   const bot = (request: FastifyRequest) => {
     const credential = credentialOf(request);
     return { credential, botId: s.messaging.requireBot(credential) };
@@ -137,7 +140,7 @@ export function botApiRoutes(app: App, s: Services): void {
   const webhookParams = requestParams(SetWebhookParams);
   app.post(
     '/openapi/bot/setWebhook',
-    method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet, SetWebhookParams),
+    secret(method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet, SetWebhookParams)),
     async (request) => {
       const p = webhookParams(request);
       return done(
@@ -158,7 +161,7 @@ export function botApiRoutes(app: App, s: Services): void {
       done(await s.delivery.deleteWebhook(bot(request).botId, deleteParams(request).drop_pending_updates ?? false)),
   );
 
-  app.post('/openapi/bot/getWebhookInfo', method('The webhook and its delivery state', WebhookInfo), async (request) =>
+  app.post('/openapi/bot/getWebhookInfo', secret(method('The webhook and its delivery state', WebhookInfo)), async (request) =>
     done(await s.delivery.webhookInfo(bot(request).botId)),
   );
 

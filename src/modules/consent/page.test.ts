@@ -410,6 +410,38 @@ await describeStores(
       errorPage(await get(login({ state: 'a\u0000b' }), aliceCookie), 400, /U\+0000/);
     });
 
+    it('a lone surrogate posted in JSON is an error page, and no code or payment is issued', async () => {
+      const rows = async (table: 'oauth_codes' | 'payment_orders') =>
+        Number(
+          (
+            await t()
+              .services.db.k.selectFrom(table)
+              .select((e) => e.fn.countAll().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const codes = async () => [await rows('oauth_codes'), await rows('payment_orders')];
+      const before = await codes();
+      for (const [params, action] of [
+        [login({ state: 's' }), 'allow'],
+        [login({ state: 's' }), 'cancel'],
+        [payment(), 'allow'],
+      ] as const) {
+        const page = await get(params, aliceCookie);
+        assert.equal(page.status, 200, page.body);
+        const r = answer(
+          await t().app.inject({
+            method: 'POST',
+            url: '/oauth/authorize',
+            headers: { 'content-type': 'application/json', cookie: `${aliceCookie}; ${csrfCookieOf(page)}` },
+            payload: `${JSON.stringify({ ...hiddenFields(page.body), action }).slice(0, -1)},"state":"x\\udc00"}`,
+          }),
+        );
+        errorPage(r, 400, /lone surrogate/);
+      }
+      assert.deepEqual(await codes(), before);
+    });
+
     it('bad payment parameters are an error page naming the problem', async () => {
       const { pay_type: _t, pay_info: _i, ...partial } = payment();
       errorPage(await get(partial, aliceCookie), 400, /A payment needs pay_type, pay_info\./);

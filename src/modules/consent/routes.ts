@@ -8,7 +8,7 @@ import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
 import { requestLang, textsOf } from '../../http/pages/lang.js';
 import { pageRoute } from '../../http/pages/routes.js';
-import { hasNul } from '../../lib/nul.js';
+import { textFault } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { type PaymentRequest, SOURCE } from '../payments/index.js';
 import { type AppRef, AUTHORIZE_PATH, pkceProblem, type Scope, SCOPES } from '../oauth/index.js';
@@ -61,7 +61,9 @@ function fieldsOf(input: unknown): Fields {
     if (typeof value === 'string') out[key] = value;
     else if (SINGLE_FIELDS.has(key)) throw invalid((t) => t.givenTwice(key));
   }
-  if (hasNul(out)) throw invalid((t) => t.nul);
+  // The state, say, goes back in the redirect's query, where a lone surrogate cannot be encoded.
+  const fault = textFault(out);
+  if (fault !== undefined) throw invalid((t) => t[fault]);
   return out;
 }
 

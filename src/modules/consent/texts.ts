@@ -39,6 +39,7 @@ const en = {
   badFormText: 'It has expired or was not sent from this page. Go back, reload the page and try again.',
   givenTwice: (field: string) => `${field} is given more than once.`,
   nul: 'A parameter contains the character U+0000.',
+  surrogate: 'A parameter contains a lone surrogate (half of a UTF-16 pair), which is not text.',
   missing: (field: string) => `${field} is missing.`,
   unknownApp:
     'The app is unknown, or redirect_uri is not an address registered for it (it must match character for character).',
@@ -89,6 +90,7 @@ export const TEXTS = dictionary<typeof en>({
     badFormText: '表单已过期或不是从本页面提交的。请返回，刷新页面后重试。',
     givenTwice: (field: string) => `参数 ${field} 出现了不止一次。`,
     nul: '有参数包含字符 U+0000。',
+    surrogate: '有参数包含单独的代理项（UTF-16 代理对的一半），不是有效文本。',
     missing: (field: string) => `缺少参数 ${field}。`,
     unknownApp: '应用不存在，或 redirect_uri 不是为它登记的地址（必须逐字符一致）。',
     badScope: 'scope 必须是 moment 或 payment。',

@@ -2,6 +2,7 @@
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { apiErrors, Envelope, ok } from '../../http/envelope.js';
+import { noStore } from '../../http/no-store.js';
 import { requestParams } from '../../http/params.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
@@ -34,6 +35,7 @@ export function oauthRoutes(app: App, s: Services): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/openapi/oauth2/access_token',
+    onRequest: noStore,
     schema: {
       tags,
       summary: 'Exchange an authorization code for tokens',
@@ -52,6 +54,7 @@ export function oauthRoutes(app: App, s: Services): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/openapi/oauth2/refresh_token',
+    onRequest: noStore,
     schema: {
       tags,
       summary: 'Renew the access token (the refresh token rotates)',
