@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { buildApp } from '../src/app.js';
-import { redactingLogOptions } from '../src/http/redact.js';
+import { redactedUrl, redactingLogOptions } from '../src/http/redact.js';
 import type { App } from '../src/http/types.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 
@@ -42,6 +42,19 @@ it('masks encoded secret names in request URLs', async () => {
   const all = lines.join('\n');
   assert.ok(all.includes('app%5Fsecret=[redacted]'), `request not logged with the secret masked:\n${all}`);
   for (const n of [1, 2, 3, 4]) assert.ok(!all.includes(secret(n)), `secret ${n} in the log:\n${all}`);
+});
+
+it('masks the App Key of a Telegram bot token in the path, keeping the bot id', async () => {
+  lines.length = 0;
+  const res = await logged.inject({ method: 'GET', url: `/telegram/bot1000003:${secret(5)}/getMe?x=1` });
+  assert.equal(res.statusCode, 401, res.body);
+  const all = lines.join('\n');
+  assert.ok(all.includes('"/telegram/bot1000003:[redacted]/getMe?x=1"'), `request not logged masked:\n${all}`);
+  assert.ok(!all.includes(secret(5)), `the App Key in the log:\n${all}`);
+  assert.deepEqual(
+    [`/telegram/bot${secret(6)}/getMe`, `/telegram/%62ot1:${secret(7)}/x`, '/telegram/bot1:/getMe'].map(redactedUrl),
+    ['/telegram/bot[redacted]/getMe', '/telegram/[redacted]/x', '/telegram/bot1:[redacted]/getMe'],
+  );
 });
 
 it('masks secrets in form bodies, JSON bodies and headers that a handler logs', async () => {

@@ -52,12 +52,18 @@ export function redactedParams(params: string): string {
     .join('&');
 }
 
-/** The demo's sign-in link carries its secret in the path. */
-const SECRET_PATHS = /^(\/demo\/sign-in\/)[^?#]*/;
+/**
+ * Paths that carry a secret: the demo's sign-in link, and a Telegram bot token
+ * (`/telegram/bot<id>:<App Key>/<method>`: the bot id is kept, to tell bots apart in the log).
+ */
+const SECRET_PATHS = [/^(\/demo\/sign-in\/)[^?#]*/, /^(\/telegram\/(?:bot\d+:|bot)?)[^/?#]*/];
 
 export function redactedUrl(url: string): string {
   const query = url.indexOf('?');
-  const path = (query < 0 ? url : url.slice(0, query)).replace(SECRET_PATHS, `$1${REDACTED}`);
+  const path = SECRET_PATHS.reduce(
+    (p, secret) => p.replace(secret, `$1${REDACTED}`),
+    query < 0 ? url : url.slice(0, query),
+  );
   if (query < 0) return path;
   const hash = url.indexOf('#', query);
   const params = hash < 0 ? url.slice(query + 1) : url.slice(query + 1, hash);
