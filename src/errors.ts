@@ -110,6 +110,11 @@ export const Errors = {
   paymentAppInvalid: payment('payment_app_invalid', '-2004', 'app_id or app_secret invalid'),
   paymentTokenMismatch: payment('payment_token_mismatch', '-2006', 'serial_id and one-time token do not match'),
   paymentTokenExpired: payment('payment_token_expired', '-2006', 'one-time token expired'),
+  paymentOrderMismatch: payment(
+    'payment_order_mismatch',
+    '-2006',
+    'the order is not the payment the app expected (amount, pay_type, payer or receiver)',
+  ),
   transferRepeated: payment('transfer_repeated', '-2016', 'repeated transfer request'),
   balanceInsufficient: payment('balance_insufficient', '-7048', 'balance insufficient; transfer failed'),
 

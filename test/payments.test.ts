@@ -95,12 +95,13 @@ function client(t: () => TestApp) {
       };
       return t().services.payments.authorize(await api.ref(creds), user.user_id, p);
     },
-    async transfer(creds: Creds, token: string, serialId: string): Promise<Answer> {
+    /** `expected`: what the app asked for (amount, pay_type, payer_user_id, receiver_user_id). */
+    async transfer(creds: Creds, token: string, serialId: string, expected: Body = {}): Promise<Answer> {
       const qs = new URLSearchParams({ app_id: creds.app_id, app_secret: creds.app_secret }).toString();
       const res = await t().app.inject({
         method: 'POST',
         url: `/openapi/payment/transfer?${qs}`,
-        payload: { access_token: token, serial_id: serialId },
+        payload: { access_token: token, serial_id: serialId, ...expected },
       });
       const body: unknown = res.json();
       assert.ok(isRecord(body), res.body);
@@ -414,6 +415,54 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
         "['1', '-2016', '-7048'].includes(String(a.r.body.code))",
       );
     assert.equal(await c.balance(payer), '0');
+    await c.assertLedgerClean();
+  });
+
+  it('the app may state the order it asked for: another amount, pay_type or party gives -2006 and moves nothing', async () => {
+    const [payer] = (await createUsers(t().app, 1)) as [TestUser];
+    await c.credit(payer, '20');
+    const asked = { amount: '12.50', pay_type: 'send', payer_user_id: payer.user_id, receiver_user_id: dev.user_id };
+    const o = await c.order(app, payer, dev, '12.5');
+    const before = await c.balance(dev);
+    for (const wrong of [
+      { amount: '12.51' },
+      { amount: 100 },
+      { pay_type: 'receive' },
+      { payer_user_id: dev.user_id },
+      { receiver_user_id: payer.user_id },
+    ]) {
+      const r = await c.transfer(app, o.code, o.serial_id, { ...asked, ...wrong });
+      assertResult(r, '-2006');
+      assert.equal(r.body.msg, 'the order is not the payment the app expected (amount, pay_type, payer or receiver)');
+    }
+    assert.deepEqual(await c.balances(payer, dev), ['20', before]);
+    for (const amount of ['twelve', '012.50']) {
+      const bad = await c.transfer(app, o.code, o.serial_id, { ...asked, amount });
+      assert.equal(bad.status, 401);
+      assert.equal(bad.body.message, 'Param error');
+    }
+    // Nothing was spent: the order as asked goes through once.
+    assert.deepEqual((await c.transfer(app, o.code, o.serial_id, { ...asked, amount: 12.5 })).body, SUCCESS);
+    assertResult(await c.transfer(app, o.code, o.serial_id, asked), '-2016');
+    assert.equal(await c.balance(payer), '7.5');
+  });
+
+  it('a transfer refused for its balance while a repeat paid the serial answers -2016, not -7048', async () => {
+    // The credit lands between the two: on SQLite all three share a group commit, where the first
+    // rolls back to its savepoint, the credit applies and the second pays the serial.
+    const payers = await createUsers(t().app, 20);
+    const answers = await Promise.all(
+      payers.map(async (payer) => {
+        const o = await c.order(app, payer, dev, '1.00');
+        const [first, , second] = await Promise.all([
+          c.transfer(app, o.code, o.serial_id),
+          c.credit(payer, '1.00'),
+          c.transfer(app, o.code, o.serial_id),
+        ]);
+        return [first.body.code, second.body.code].sort().join(' ');
+      }),
+    );
+    for (const pair of answers) assert.ok(['-2016 1', '-7048 -7048'].includes(pair), JSON.stringify(answers));
     await c.assertLedgerClean();
   });
 

@@ -1,8 +1,10 @@
 // The transfer's request and answer (seed-api.md "Authorized payment", "Transfer result").
 import { Type, type Static } from 'typebox';
 import { Errors } from '../../errors.js';
+import { Amount, Id } from '../../lib/schemas.js';
 
 const Text = Type.String({ minLength: 1, maxLength: 512 });
+const EXPECTED = 'Optional: when given and the order says otherwise, the answer is -2006 and nothing moves. The';
 
 export const TransferQuery = Type.Object({ app_id: Text, app_secret: Text });
 
@@ -14,15 +16,25 @@ export const TransferBody = Type.Object(
       description: 'The one-time token (`code`) the authorize page redirected with',
     }),
     serial_id: Text,
+    // A user could edit the authorize page's address before confirming (a smaller amount, say):
+    // the app states what it asked for, and the transfer goes ahead only for that order.
+    amount: Type.Optional({ ...Amount, description: `${EXPECTED} amount, as the authorize request gave it` }),
+    pay_type: Type.Optional(
+      Type.Union([Type.Literal('send'), Type.Literal('receive')], { description: `${EXPECTED} pay_type` }),
+    ),
+    payer_user_id: Type.Optional({ ...Id, description: `${EXPECTED} payer` }),
+    receiver_user_id: Type.Optional({ ...Id, description: `${EXPECTED} receiver` }),
   },
   { additionalProperties: false },
 );
+export type TransferBody = Static<typeof TransferBody>;
 
 /** What a transfer can answer besides success, in the registry's words. */
 const FAILURES = [
   Errors.paymentAppInvalid,
   Errors.paymentTokenMismatch,
   Errors.paymentTokenExpired,
+  Errors.paymentOrderMismatch,
   Errors.transferRepeated,
   Errors.balanceInsufficient,
 ];

@@ -12,7 +12,7 @@ import type { AppRef, OAuthService } from '../oauth/index.js';
 import { userAccount, type Ledger } from '../points/index.js';
 import { usersExist } from '../users/index.js';
 import * as repo from './repo.js';
-import type { TransferResult } from './schema.js';
+import type { TransferBody, TransferResult } from './schema.js';
 
 /** The origin marker returned with payment results. */
 export const SOURCE = 'open_platform';
@@ -27,6 +27,17 @@ export interface PaymentRequest {
 
 /** A payment error of the registry, answered as the transfer result `{code, msg, source}` (HTTP 200). */
 const refusal = (d: ErrorDef): AppError => new AppError(d, undefined, { source: SOURCE });
+
+/** Whether the order is what the app says it asked for, in each field it names. */
+function asExpected(order: repo.PaymentOrder, expected: TransferBody): boolean {
+  const { amount, pay_type: payType, payer_user_id: payer, receiver_user_id: receiver } = expected;
+  return (
+    (amount === undefined || toCents(amount) === order.amount_cents) &&
+    (payType === undefined || payType === order.pay_type) &&
+    (payer === undefined || payer === order.payer_user_id) &&
+    (receiver === undefined || receiver === order.receiver_user_id)
+  );
+}
 
 const isInsufficient = (e: unknown): e is AppError => e instanceof AppError && e.def === Errors.balanceInsufficient;
 
@@ -101,12 +112,7 @@ export class PaymentsService {
    * Moves the points of an authorized order exactly once; every other answer is a payment error
    * of the registry (-2004, -2006, -2016, -7048).
    */
-  async transfer(p: {
-    app_id: string;
-    app_secret: string;
-    access_token: string;
-    serial_id: string;
-  }): Promise<TransferResult> {
+  async transfer(p: TransferBody & { app_id: string; app_secret: string }): Promise<TransferResult> {
     if (!(await this.oauth.checkApp(p.app_id, p.app_secret))) throw refusal(Errors.paymentAppInvalid);
     const tokenHash = sha256Hex(p.access_token);
     /** The order that could not be paid: marked failed after the transaction rolled back. */
@@ -118,6 +124,7 @@ export class PaymentsService {
         // dropped whenever the writer commits, so there the look-up re-read its pages every time.
         const [order] = (await this.orders.find.run(tx, [p.serial_id])).rows;
         if (order?.app_id !== p.app_id || order.token_hash !== tokenHash) throw refusal(Errors.paymentTokenMismatch);
+        if (!asExpected(order, p)) throw refusal(Errors.paymentOrderMismatch);
         if (order.status === 'completed') throw refusal(Errors.transferRepeated);
         if (order.status === 'failed') throw refusal(Errors.balanceInsufficient);
         if (order.token_expires_at <= now) throw refusal(Errors.paymentTokenExpired);
@@ -145,7 +152,14 @@ export class PaymentsService {
       if (unpaid === undefined || !isInsufficient(e)) throw e;
       const serial = unpaid;
       const { paymentCode } = Errors.balanceInsufficient;
-      await this.work.run(({ tx, now }) => this.orders.settle.run(tx, ['failed', paymentCode, now, serial]));
+      const status = await this.work.run(async ({ tx, now }) => {
+        const marked = await this.orders.settle.run(tx, ['failed', paymentCode, now, serial]);
+        if (Number(marked.numAffectedRows ?? 0) > 0) return 'failed';
+        return (await this.orders.find.run(tx, [serial])).rows[0]?.status;
+      });
+      // A repeat of this serial paid it after this one rolled back (a credit came between them):
+      // this one is then the repeat.
+      if (status === 'completed') throw refusal(Errors.transferRepeated);
       throw e;
     }
     return { code: '1', msg: 'success', source: SOURCE };
