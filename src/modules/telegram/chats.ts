@@ -5,26 +5,34 @@ import type { Services } from '../../services.js';
 import { type ChatRef, numberOf } from '../messaging/index.js';
 import { badRequest, CHAT_NOT_FOUND } from './errors.js';
 
-export const IdParam = Type.Union([Type.Integer(), Type.String({ minLength: 1, maxLength: 128 })], {
+// Text first: with coercion, a digit string tried as an integer first would become a number, and
+// one beyond 2^53 (a bot's platform id) would lose its last digits. A number is read as its text.
+export const IdParam = Type.Union([Type.String({ minLength: 1, maxLength: 128 }), Type.Integer()], {
   description: 'a Telegram integer id, or the platform string id',
 });
 
+/**
+ * A Telegram number names the chat it was given to; text that names none (a platform id made of
+ * digits, as bots' are, or one beyond 2^53) is read as a platform id, which later steps look up.
+ */
 export async function resolveChat(s: Services, id: number | string): Promise<ChatRef> {
   const n = numberOf(id);
-  if (n === undefined) return s.messaging.chat(String(id), undefined);
-  if (n === null) throw badRequest(CHAT_NOT_FOUND);
-  const found =
-    n < 0
-      ? { type: 'group' as const, id: (await s.telegramReads.groupIdByNumber.first([n]))?.group_id }
-      : { type: 'private' as const, id: (await s.telegramReads.userIdByNumber.first([n]))?.user_id };
-  if (found.id === undefined) throw badRequest(CHAT_NOT_FOUND);
-  return { type: found.type, id: found.id };
+  if (typeof n === 'number') {
+    const found =
+      n < 0
+        ? { type: 'group' as const, id: (await s.telegramReads.groupIdByNumber.first([n]))?.group_id }
+        : { type: 'private' as const, id: (await s.telegramReads.userIdByNumber.first([n]))?.user_id };
+    if (found.id !== undefined) return { type: found.type, id: found.id };
+  }
+  if (typeof id === 'string') return s.messaging.chat(id, undefined);
+  throw badRequest(CHAT_NOT_FOUND);
 }
 
+/** As resolveChat, for a user. */
 export async function resolveUser(s: Services, id: number | string): Promise<string> {
   const n = numberOf(id);
-  if (n === undefined) return String(id);
-  const userId = n === null ? undefined : (await s.telegramReads.userIdByNumber.first([n]))?.user_id;
-  if (userId === undefined) throw badRequest('user not found');
-  return userId;
+  const userId = typeof n === 'number' ? (await s.telegramReads.userIdByNumber.first([n]))?.user_id : undefined;
+  if (userId !== undefined) return userId;
+  if (typeof id === 'string') return id;
+  throw badRequest('user not found');
 }

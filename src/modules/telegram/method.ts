@@ -27,6 +27,18 @@ export interface TelegramMethod {
   call(call: MethodCall, params: Record<string, unknown>): Promise<unknown>;
 }
 
+/** Telegram reads a boolean given as text as true for "true", "yes" or "1" in any case, else false. */
+const telegramBool = (text: string): boolean => /^(?:true|yes|1)$/i.test(text);
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** The parameters a method's schema declares boolean (pyTelegramBotAPI sends Python's "True"). */
+function booleanParams(schema: TSchema): string[] {
+  const properties = 'properties' in schema ? schema.properties : undefined;
+  if (!isRecord(properties)) return [];
+  return Object.entries(properties).flatMap(([key, p]) => (isRecord(p) && p.type === 'boolean' ? [key] : []));
+}
+
 export function method<P extends TSchema, R extends TSchema>(m: {
   name: string;
   summary: string;
@@ -35,12 +47,17 @@ export function method<P extends TSchema, R extends TSchema>(m: {
   run(call: MethodCall, params: Static<P>): Promise<Static<R>>;
 }): TelegramMethod {
   const validate = compileCoercing(m.params);
+  const flags = booleanParams(m.params);
   return {
     name: m.name,
     summary: m.summary,
     params: m.params,
     result: m.result,
     call: (call, params) => {
+      for (const key of flags) {
+        const value = params[key];
+        if (typeof value === 'string') params[key] = telegramBool(value);
+      }
       if (!validate(params)) throw badRequest(describeValidation('', validate.errors ?? []).replace(/^\./, ''));
       return m.run(call, params);
     },

@@ -1,5 +1,6 @@
 // A method's parameters as Telegram takes them: from several parts (query string, body, a webhook
-// answer), merged with the later part winning; structured values sent as JSON text are decoded.
+// answer), merged with the later part winning; structured values sent as JSON text are decoded, and
+// a null or empty structured value is a parameter not given.
 import sjson from 'secure-json-parse';
 import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../../lib/nul.js';
 import { badRequest } from './errors.js';
@@ -32,8 +33,10 @@ export function jsonParam(key: string, text: string): unknown {
   return parsed;
 }
 
+/** The value as the method reads it; undefined for a structured parameter given as empty text (not given). */
 function structured(key: string, value: unknown): unknown {
   if (!STRUCTURED.has(key) || typeof value !== 'string') return value;
+  if (value.trim() === '') return undefined;
   const parsed = jsonParam(key, value);
   // The text was checked before it was parsed, when an escape such as \u0000 was six plain characters.
   const fault = textFault(parsed);
@@ -49,7 +52,10 @@ export function mergeParams(parts: readonly unknown[]): Record<string, unknown> 
     for (const [key, value] of Object.entries(part)) {
       const fault = Buffer.isBuffer(value) ? undefined : textFault(value);
       if (fault !== undefined) throw badRequest(`${key}: ${TEXT_FAULTS[fault]}`);
-      merged[key] = structured(key, value);
+      // As Telegram's server reads a JSON body, a null is a parameter not given; so is empty JSON text.
+      const read = value === null ? undefined : structured(key, value);
+      if (read === undefined) Reflect.deleteProperty(merged, key);
+      else merged[key] = read;
     }
   }
   return merged;

@@ -47,6 +47,8 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
   }
 
   async function run(m: TelegramMethod | undefined, token: string, request: FastifyRequest, reply: FastifyReply) {
+    // Telegram's server answers a path without /bot<token>/ as one it does not serve.
+    if (!token.startsWith('bot')) throw new AppError(Errors.routeNotFound);
     const auth = await authenticate(token);
     if (m === undefined) throw new AppError(Errors.routeNotFound);
     const key = request.headers['idempotency-key'];

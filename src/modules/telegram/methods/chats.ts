@@ -33,6 +33,31 @@ const STATUS: Record<GroupRole, 'administrator' | 'member'> = {
   member: 'member',
 };
 
+/**
+ * The fields Telegram's ChatMemberOwner and ChatMemberAdministrator always carry (aiogram and
+ * python-telegram-bot refuse an answer without them). A moderator may remove messages and members;
+ * an admin may also change the group and appoint others; nobody here is anonymous or editable by a bot.
+ */
+function standing(status: string, role: GroupRole | undefined) {
+  if (status === 'creator') return { is_anonymous: false };
+  if (status !== 'administrator') return {};
+  const admin = role === 'admin';
+  return {
+    can_be_edited: false,
+    is_anonymous: false,
+    can_manage_chat: true,
+    can_delete_messages: true,
+    can_manage_video_chats: false,
+    can_restrict_members: true,
+    can_promote_members: admin,
+    can_change_info: admin,
+    can_invite_users: true,
+    can_post_stories: false,
+    can_edit_stories: false,
+    can_delete_stories: false,
+  };
+}
+
 export const chatMethods = [
   method({
     name: 'getChat',
@@ -59,7 +84,16 @@ export const chatMethods = [
     name: 'getChatMember',
     summary: "A user's standing in a chat: creator, administrator, member or left",
     params: Type.Object({ chat_id: IdParam, user_id: IdParam }),
-    result: Type.Object({ status: Type.String(), user: UserSchema }),
+    result: Type.Object(
+      {
+        status: Type.String(),
+        user: UserSchema,
+        ...Object.fromEntries(
+          Object.keys(standing('administrator', 'admin')).map((k) => [k, Type.Optional(Type.Boolean())]),
+        ),
+      },
+      { description: 'ChatMember; an owner or administrator with the fields of its kind' },
+    ),
     run: async (call, p) => {
       const { chat, group } = await chatOf(call, p.chat_id);
       const userId = await resolveUser(call.s, p.user_id);
@@ -72,7 +106,7 @@ export const chatMethods = [
       }
       const role = await repo.roleOf(call.s.db.k, chat.id, userId);
       const status = group.owner_id === userId ? 'creator' : role === undefined ? 'left' : STATUS[role];
-      return { status, user };
+      return { status, user, ...standing(status, role) };
     },
   }),
   method({

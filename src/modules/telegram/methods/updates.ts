@@ -34,14 +34,17 @@ async function coreOffset(call: MethodCall, offset: number | undefined): Promise
   return from ?? (await repo.lastUpdateId(call.s.db.k, call.botId)) + 1;
 }
 
+const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, n));
+
 export const updateMethods = [
   method({
     name: 'getUpdates',
     summary: 'Updates waiting for the bot (long polling); updates below offset are confirmed',
     params: Type.Object({
       offset: Type.Optional(Type.Integer({ minimum: -1e9, maximum: 2 ** 53 - 1 })),
-      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-      timeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 50 })),
+      // Telegram takes any integer and brings it into range (limit 1 to 100, timeout 0 to 50 s).
+      limit: Type.Optional(Type.Integer({ description: 'brought into 1 to 100' })),
+      timeout: Type.Optional(Type.Integer({ description: 'seconds, brought into 0 to 50' })),
       allowed_updates: AllowedUpdates,
     }),
     result: Type.Array(UpdateSchema),
@@ -49,8 +52,8 @@ export const updateMethods = [
       const given = p.allowed_updates;
       const updates = await call.s.delivery.getUpdates(call.botId, {
         offset: await coreOffset(call, p.offset),
-        limit: p.limit,
-        timeout: p.timeout,
+        limit: p.limit === undefined ? undefined : clamp(p.limit, 1, 100),
+        timeout: p.timeout === undefined ? undefined : clamp(p.timeout, 0, 50),
         allowedUpdates: await allowedUpdates(call, given),
         // Kept as the poll is taken, as Telegram does on receiving it; not when it is refused.
         accepted:

@@ -1,0 +1,189 @@
+// What bot libraries written against api.telegram.org send, and Telegram's server accepts: limits
+// out of range (brought into range), Python's "True" for a boolean, null or empty JSON values (not
+// given), ChatMember fields aiogram requires, command scopes named any way Telegram names a chat,
+// and a path without /bot<token>/. Both stores.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { describeStores } from './helpers/app.js';
+import { type Answer, botCall, say } from './helpers/delivery.js';
+import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+
+await describeStores('what Telegram bot libraries send', (t) => {
+  let owner: TestUser;
+  let user: TestUser;
+  let bot: BotCreds;
+  let groupId: string;
+  before(async () => {
+    [owner, user] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+    bot = await createBot(t().app, owner.user_id);
+    groupId = `g${user.user_id}`;
+    await applyEvents(t().app, [
+      {
+        type: 'group.upserted',
+        data: { group_id: groupId, name: 'g', invite_url: `https://chat.example/${groupId}`, owner_id: owner.user_id },
+      },
+      { type: 'group.member.joined', data: { group_id: groupId, user_id: owner.user_id, role: 'admin' } },
+      { type: 'group.member.joined', data: { group_id: groupId, user_id: bot.bot_user_id, role: 'moderator' } },
+      { type: 'group.member.joined', data: { group_id: groupId, user_id: user.user_id } },
+    ]);
+  });
+  const path = (method: string) => `/telegram/bot${bot.telegram_token}/${method}`;
+  const telegram = (method: string, params: Record<string, unknown>, as: 'form' | 'json' = 'json') =>
+    botCall(t().app, method, bot.api_key, params, as, path(method));
+  const resultOf = (r: Answer, what = ''): unknown => {
+    assert.equal(r.status, 200, `${what} ${JSON.stringify(r.body)}`.trim());
+    assert.deepEqual(Object.keys(r.body), ['ok', 'result'], what);
+    return r.body.result;
+  };
+  const refused = (r: Answer, description: string, what = '') => {
+    assert.equal(r.status, 400, `${what} ${JSON.stringify(r.body)}`);
+    assert.deepEqual(r.body, { ok: false, error_code: 400, description }, what);
+  };
+  const dm = (text: string) => say(t().app, { from: user.user_id, to: bot.bot_user_id, text });
+  const pending = async () =>
+    (resultOf(await telegram('getWebhookInfo', {})) as { pending_update_count: number }).pending_update_count;
+
+  it('getUpdates brings limit and timeout into range instead of refusing them', async () => {
+    await dm('one');
+    await dm('two');
+    for (const [limit, timeout, count] of [
+      [0, 60, 1],
+      [-5, 0, 1],
+      [200, 3600, 2],
+      ['1000', '-1', 2],
+    ] as const) {
+      const updates = resultOf(await telegram('getUpdates', { limit, timeout }, 'form'), `limit ${limit}`);
+      assert.ok(Array.isArray(updates), 'an array of Updates');
+      assert.equal(updates.length, count, `limit ${limit}`);
+    }
+    // Confirm them, so the tests below start with an empty queue.
+    const last = resultOf(await telegram('getUpdates', { offset: -1 })) as { update_id: number }[];
+    resultOf(await telegram('getUpdates', { offset: (last[0]?.update_id ?? 0) + 1 }));
+    assert.equal(await pending(), 0);
+  });
+
+  it('a boolean is true for "true", "True", "yes" or "1", false for anything else (as Telegram reads it)', async () => {
+    for (const [given, dropped] of [
+      ['False', false],
+      ['0', false],
+      ['no', false],
+      ['', false],
+      ['True', true],
+      ['YES', true],
+      ['1', true],
+      ['true', true],
+    ] as const) {
+      await dm(`drop ${given}`);
+      const before = await pending();
+      assert.ok(before > 0, 'an Update waits');
+      assert.equal(resultOf(await telegram('deleteWebhook', { drop_pending_updates: given }, 'form'), given), true);
+      assert.equal(await pending(), dropped ? 0 : before, `drop_pending_updates=${given}`);
+    }
+    // A JSON boolean is still one.
+    await dm('json');
+    assert.equal(resultOf(await telegram('deleteWebhook', { drop_pending_updates: true })), true);
+    assert.equal(await pending(), 0);
+  });
+
+  it('a null, or an empty JSON parameter, is a parameter not given', async () => {
+    const sent = (r: Answer, what: string) => {
+      const m = resultOf(r, what) as Record<string, unknown>;
+      assert.equal(m.text, 'plain', what);
+      assert.equal('reply_markup' in m || 'entities' in m, false, what);
+    };
+    sent(await telegram('sendMessage', { chat_id: user.user_id, text: 'plain', reply_markup: '' }, 'form'), 'form');
+    sent(await telegram('sendMessage', { chat_id: user.user_id, text: 'plain', entities: ' ' }, 'form'), 'blank');
+    sent(
+      await telegram('sendMessage', { chat_id: user.user_id, text: 'plain', entities: null, reply_markup: null }),
+      'json nulls',
+    );
+    refused(await telegram('sendMessage', { chat_id: null, text: 'x' }), 'Bad Request: chat_id: required');
+  });
+
+  it('getChatMember answers an owner and an administrator with the fields of their kind', async () => {
+    const member = async (userId: string) =>
+      resultOf(await telegram('getChatMember', { chat_id: groupId, user_id: userId }), userId) as Record<
+        string,
+        unknown
+      >;
+    const creator = await member(owner.user_id);
+    assert.deepEqual({ ...creator, user: undefined }, { status: 'creator', user: undefined, is_anonymous: false });
+    assert.deepEqual(
+      { ...(await member(bot.bot_user_id)), user: undefined },
+      {
+        status: 'administrator',
+        user: undefined,
+        can_be_edited: false,
+        is_anonymous: false,
+        can_manage_chat: true,
+        can_delete_messages: true,
+        can_manage_video_chats: false,
+        can_restrict_members: true,
+        can_promote_members: false,
+        can_change_info: false,
+        can_invite_users: true,
+        can_post_stories: false,
+        can_edit_stories: false,
+        can_delete_stories: false,
+      },
+    );
+    assert.deepEqual(Object.keys(await member(user.user_id)), ['status', 'user']);
+  });
+
+  it('a command scope names a chat by its number, the number as text or the platform id: one list', async () => {
+    const chat = resultOf(await telegram('getChat', { chat_id: groupId })) as { id: number };
+    const commands = [{ command: 'start', description: 'Start' }];
+    const scope = (chatId: unknown, type = 'chat') => ({ type, chat_id: chatId });
+    assert.equal(resultOf(await telegram('setMyCommands', { commands, scope: scope(chat.id) })), true);
+    for (const id of [chat.id, String(chat.id), groupId])
+      assert.deepEqual(resultOf(await telegram('getMyCommands', { scope: scope(id) }), String(id)), commands);
+    // As form fields, the scope is JSON text.
+    assert.deepEqual(
+      resultOf(await telegram('getMyCommands', { scope: JSON.stringify(scope(groupId)) }, 'form')),
+      commands,
+    );
+    assert.deepEqual(resultOf(await telegram('getMyCommands', { scope: scope(groupId, 'chat_administrators') })), []);
+    assert.deepEqual(resultOf(await telegram('getMyCommands', {})), []);
+    assert.equal(resultOf(await telegram('deleteMyCommands', { scope: scope(String(chat.id)) })), true);
+    assert.deepEqual(resultOf(await telegram('getMyCommands', { scope: scope(chat.id) })), []);
+  });
+
+  it('a command scope that names no chat Telegram knows, or a bad language_code, is refused and stores nothing', async () => {
+    const commands = [{ command: 'x', description: 'x' }];
+    const set = (params: Record<string, unknown>) => telegram('setMyCommands', { commands, ...params });
+    refused(await set({ scope: { type: 'chat' } }), 'Bad Request: scope: chat_id is required for type chat');
+    refused(
+      await set({ scope: { type: 'chat_member', chat_id: groupId } }),
+      'Bad Request: scope: user_id is required for type chat_member',
+    );
+    refused(await set({ scope: { type: 'chat', chat_id: 'no-such-chat' } }), 'Bad Request: chat not found');
+    refused(await set({ scope: { type: 'chat', chat_id: -999_999_999_999 } }), 'Bad Request: chat not found');
+    refused(
+      await set({ scope: { type: 'chat_member', chat_id: groupId, user_id: 999_999_999_999 } }),
+      'Bad Request: user not found',
+    );
+    for (const params of [
+      { scope: { type: 'bogus' } },
+      { scope: { type: 'chat', chat_id: 1.5 } },
+      { language_code: 'english' },
+    ]) {
+      const r = await set(params);
+      assert.equal(r.status, 400, JSON.stringify(params));
+    }
+    // JSON text can spell a number no id can be (1e309 is Infinity): refused, not stored as null.
+    const r = await t().app.inject({
+      method: 'POST',
+      url: path('setMyCommands'),
+      headers: { 'content-type': 'application/json' },
+      payload: `{"commands":[{"command":"x","description":"x"}],"scope":{"type":"chat","chat_id":1e309}}`,
+    });
+    assert.equal(r.statusCode, 400, r.body);
+    assert.deepEqual(resultOf(await telegram('getMyCommands', { scope: { type: 'default' } })), []);
+  });
+
+  it('a path without /bot<token>/ is Not Found, as on Telegram', async () => {
+    const r = await t().app.inject({ method: 'GET', url: `/telegram/${bot.telegram_token}/getMe` });
+    assert.equal(r.statusCode, 404);
+    assert.deepEqual(r.json(), { ok: false, error_code: 404, description: 'Not Found' });
+  });
+});
