@@ -4,13 +4,17 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
+import { performance } from 'node:perf_hooks';
 import {
   INSECURE_REFUSED,
   checkWebhookUrl,
   isDisallowedAddress,
   postWebhook,
   webhookHeaders,
+  WEBHOOK_DNS_LIMIT_MS,
   WEBHOOK_TIMEOUT_MS,
+  type HostResolver,
+  type WebhookDns,
 } from './webhook-http.js';
 
 const NOW = Date.UTC(2026, 0, 1, 12, 0, 0) + 789;
@@ -58,8 +62,9 @@ async function withServer(
   }
 }
 
+const ATTEMPT = { key: KEY, id: 'upd_1', body: '{"a":1}', now: NOW };
 const post = (url: string, extra: { allowInsecure?: boolean; timeoutMs?: number } = {}) =>
-  postWebhook({ url, key: KEY, id: 'upd_1', body: '{"a":1}', allowInsecure: true, now: NOW, ...extra });
+  postWebhook({ ...ATTEMPT, url, allowInsecure: true, ...extra });
 
 describe('webhookHeaders', () => {
   it('signs "{id}.{timestamp}.{body}" with HMAC-SHA256 keyed by the UTF-8 key', () => {
@@ -170,6 +175,81 @@ describe('checkWebhookUrl', () => {
   it('with allowInsecure accepts http and private addresses', async () => {
     assert.equal(await checkWebhookUrl('http://127.0.0.1:1234/', true), undefined);
     assert.equal(await checkWebhookUrl('https://10.1.2.3/', true), undefined);
+  });
+});
+
+/** A DNS error as c-ares reports it (ENODATA: the name has no record of that type). */
+const dnsError = (code: string): Promise<never> => Promise.reject(Object.assign(new Error(code), { code }));
+const never = (): Promise<never> => new Promise<never>(() => undefined);
+/** An injected resolver and a limit of a few ms, so nothing waits for real DNS. */
+const dns = (resolver: Partial<HostResolver>): WebhookDns => ({
+  resolver: { resolve4: () => dnsError('ENODATA'), resolve6: () => dnsError('ENODATA'), ...resolver },
+  limitMs: 5,
+});
+
+describe('webhook host names: c-ares with a time limit', () => {
+  const silent = dns({ resolve4: never, resolve6: never });
+
+  it('limits a look-up to 3 s', () => {
+    assert.equal(WEBHOOK_DNS_LIMIT_MS, 3_000);
+  });
+
+  it('refuses a name whose DNS never answers once the limit passes', async () => {
+    const started = performance.now();
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, silent), 'host did not resolve in time');
+    assert.ok(performance.now() - started < 1_000, 'ended by the 5 ms limit');
+  });
+
+  it('a delivery to such a name fails as a network error without connecting', async () => {
+    const attempt = await postWebhook({ ...ATTEMPT, url: 'https://hook.example/', allowInsecure: false, dns: silent });
+    assert.deepEqual(
+      { ok: attempt.ok, status: attempt.status, error: attempt.error },
+      { ok: false, status: null, error: 'host did not resolve in time' },
+    );
+  });
+
+  it('c-ares giving up (ETIMEOUT) is reported the same way; NXDOMAIN as not resolving', async () => {
+    const timedOut = dns({ resolve4: () => dnsError('ETIMEOUT'), resolve6: () => dnsError('ETIMEOUT') });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, timedOut), 'host did not resolve in time');
+    const missing = dns({ resolve4: () => dnsError('ENOTFOUND'), resolve6: () => dnsError('ENOTFOUND') });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, missing), 'host does not resolve');
+  });
+
+  it('accepts a name with public addresses in one family only, and refuses one with ANY private address', async () => {
+    const v4 = dns({ resolve4: () => Promise.resolve(['93.184.216.34']) });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, v4), undefined);
+    const v6 = dns({ resolve6: () => Promise.resolve(['2606:4700:4700::1111']) });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, v6), undefined);
+    const mixed = dns({
+      resolve4: () => Promise.resolve(['93.184.216.34']),
+      resolve6: () => Promise.resolve(['fd00::1']),
+    });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, mixed), 'resolves to a private address');
+  });
+
+  it('localhost names are loopback without asking DNS (c-ares does not read /etc/hosts)', async () => {
+    for (const url of ['https://localhost/', 'https://api.localhost./']) {
+      assert.equal(await checkWebhookUrl(url, false, silent), 'resolves to a private address', url);
+    }
+  });
+
+  it('literal IPs and allowInsecure never ask DNS', async () => {
+    assert.equal(await checkWebhookUrl('https://93.184.216.34/', false, silent), undefined);
+    assert.equal(await checkWebhookUrl('https://hook.example/', true, silent), undefined);
+  });
+
+  it('the connect-time look-up refuses a name that now resolves to a private address (DNS rebinding)', async () => {
+    let answers = ['93.184.216.34'];
+    const rebinding = dns({ resolve4: () => Promise.resolve(answers) });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, rebinding), undefined);
+    answers = ['127.0.0.1'];
+    const attempt = await postWebhook({
+      ...ATTEMPT,
+      url: 'https://hook.example/',
+      allowInsecure: false,
+      dns: rebinding,
+    });
+    assert.equal(attempt.error, 'resolves to a private address');
   });
 });
 

@@ -1,8 +1,8 @@
 // Webhook callbacks over HTTP (decisions.md section 2): the signed request, the URL policy
 // (https only, no loopback/private/link-local targets unless allowInsecure) and one delivery attempt.
 import { createHmac } from 'node:crypto';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { lookup as dnsLookupAll } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
+import { Resolver } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
@@ -15,6 +15,90 @@ export const WEBHOOK_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 const PRIVATE_ADDRESS = 'resolves to a private address';
+const NOT_RESOLVED = 'host does not resolve';
+const RESOLVE_TOO_SLOW = 'host did not resolve in time';
+
+/**
+ * How long a webhook host name may take to resolve, for the URL check and at connect time. Names
+ * are resolved through c-ares (dns.promises.Resolver), not dns.lookup: lookup runs getaddrinfo on
+ * libuv's 4-thread pool with the system's retries, so a few names whose DNS never answers held
+ * every lookup (and file read) of the process, and one held an operator event batch for 20 s.
+ */
+export const WEBHOOK_DNS_LIMIT_MS = 3_000;
+
+/** The two queries used: a dns.promises.Resolver, or in tests one that never answers. */
+export interface HostResolver {
+  resolve4(hostname: string): Promise<string[]>;
+  resolve6(hostname: string): Promise<string[]>;
+}
+
+/** The resolver and the time limit of webhook host names (tests inject their own). */
+export interface WebhookDns {
+  resolver: HostResolver;
+  limitMs: number;
+}
+
+let defaultDns: WebhookDns | undefined;
+/** Made on first use. 750 ms a try, then 1.5 s: one unanswering server gives up (ETIMEOUT) inside the limit. */
+function webhookDns(): WebhookDns {
+  defaultDns ??= { resolver: new Resolver({ timeout: 750, tries: 2 }), limitMs: WEBHOOK_DNS_LIMIT_MS };
+  return defaultDns;
+}
+
+/** A name that did not resolve within the limit (or whose every query timed out). */
+class DnsTimeoutError extends Error {
+  readonly code = 'EWEBHOOKDNSTIMEOUT';
+}
+
+const isTimeout = (err: unknown): boolean => err instanceof Error && 'code' in err && err.code === 'ETIMEOUT';
+
+function notFound(): NodeJS.ErrnoException {
+  const none: NodeJS.ErrnoException = new Error(NOT_RESOLVED);
+  none.code = 'ENOTFOUND';
+  return none;
+}
+
+/** RFC 6761: localhost names are loopback; c-ares does not read /etc/hosts, so they are answered here. */
+const isLocalhost = (hostname: string): boolean => /(^|\.)localhost\.?$/i.test(hostname);
+
+/**
+ * The addresses of a name (family 4, 6 or 0 for both, IPv4 first), never empty, within
+ * `dns.limitMs`. Throws a DnsTimeoutError when the limit passes or every query timed out, else
+ * ENOTFOUND. A query left over after the limit ends on c-ares' own timeout.
+ */
+async function resolveHost(hostname: string, family: 0 | 4 | 6, dns: WebhookDns): Promise<LookupAddress[]> {
+  if (isLocalhost(hostname)) {
+    const loopback: LookupAddress[] = [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+    ];
+    return loopback.filter((a) => family === 0 || a.family === family);
+  }
+  const query = (f: 4 | 6) =>
+    (f === 4 ? dns.resolver.resolve4(hostname) : dns.resolver.resolve6(hostname)).then((addresses) =>
+      addresses.map((address): LookupAddress => ({ address, family: f })),
+    );
+  const families: (4 | 6)[] = family === 0 ? [4, 6] : [family];
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new DnsTimeoutError(RESOLVE_TOO_SLOW));
+    }, dns.limitMs);
+  });
+  try {
+    // One family may lack records (ENODATA) while the other has them.
+    const settled = await Promise.race([Promise.allSettled(families.map(query)), limit]);
+    const addresses = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+    if (addresses.length > 0) return addresses;
+    // c-ares gave up on every query (its tries ran out): as slow as the limit, not an answer.
+    if (settled.some((r) => r.status === 'rejected' && isTimeout(r.reason))) {
+      throw new DnsTimeoutError(RESOLVE_TOO_SLOW);
+    }
+    throw notFound();
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Headers of one callback: X-API-KEY, content-type and the Standard Webhooks trio. */
 export function webhookHeaders(id: string, timestampS: number, body: string, key: string): Record<string, string> {
@@ -81,18 +165,21 @@ function precheck(url: string, allowInsecure: boolean): { url: URL } | { reason:
   return { url: parsed };
 }
 
-/** Undefined when acceptable, else a short reason (e.g. "must start with https://", "resolves to a private address", "is not a valid URL", "host does not resolve"). Resolves DNS (node:dns/promises lookup with all: true) and refuses if ANY resolved address is disallowed; literal IPs are checked directly. With allowInsecure: http and https both allowed, no address checks (still must parse, and only http/https). */
-export async function checkWebhookUrl(url: string, allowInsecure: boolean): Promise<string | undefined> {
+/** Undefined when acceptable, else a short reason (e.g. "must start with https://", "resolves to a private address", "is not a valid URL", "host does not resolve", "host did not resolve in time"). Resolves A and AAAA within the DNS limit and refuses if ANY resolved address is disallowed; literal IPs are checked directly. With allowInsecure: http and https both allowed, no address checks (still must parse, and only http/https). */
+export async function checkWebhookUrl(
+  url: string,
+  allowInsecure: boolean,
+  dns: WebhookDns = webhookDns(),
+): Promise<string | undefined> {
   const pre = precheck(url, allowInsecure);
   if ('reason' in pre) return pre.reason;
   if (allowInsecure || literalIp(pre.url.hostname) !== undefined) return undefined;
   let addresses: LookupAddress[];
   try {
-    addresses = await dnsLookupAll(pre.url.hostname, { all: true });
-  } catch {
-    return 'host does not resolve';
+    addresses = await resolveHost(pre.url.hostname, 0, dns);
+  } catch (err) {
+    return err instanceof DnsTimeoutError ? RESOLVE_TOO_SLOW : NOT_RESOLVED;
   }
-  if (addresses.length === 0) return 'host does not resolve';
   return addresses.some((a) => isDisallowedAddress(a.address)) ? PRIVATE_ADDRESS : undefined;
 }
 
@@ -113,31 +200,35 @@ class DisallowedAddressError extends Error {
 }
 
 /**
- * Resolves like dns.lookup but fails when any address is disallowed, so the address actually
- * connected to is the one vetted (no DNS rebinding between a check and the delivery).
+ * Resolves like dns.lookup (within the DNS limit) but fails when any address is disallowed, so
+ * the address actually connected to is the one vetted (no DNS rebinding between a check and the
+ * delivery).
  */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) {
-      callback(err, '');
-      return;
-    }
-    const first = addresses[0];
-    if (first === undefined) {
-      const none: NodeJS.ErrnoException = new Error('no addresses');
-      none.code = 'ENOTFOUND';
-      callback(none, '');
-      return;
-    }
-    if (addresses.some((a) => isDisallowedAddress(a.address))) {
-      callback(new DisallowedAddressError(PRIVATE_ADDRESS), '');
-      return;
-    }
-    // net asks for all addresses when it races families (autoSelectFamily), else for one.
-    if (options.all === true) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  });
-};
+const guardedLookup =
+  (dns: WebhookDns): LookupFunction =>
+  (hostname, options, callback) => {
+    const family =
+      options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
+    resolveHost(hostname, family, dns).then(
+      (addresses) => {
+        const first = addresses[0];
+        if (first === undefined) {
+          callback(notFound(), '');
+          return;
+        }
+        if (addresses.some((a) => isDisallowedAddress(a.address))) {
+          callback(new DisallowedAddressError(PRIVATE_ADDRESS), '');
+          return;
+        }
+        // net asks for all addresses when it races families (autoSelectFamily), else for one.
+        if (options.all === true) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+      (err: unknown) => {
+        callback(err instanceof Error ? err : notFound(), '');
+      },
+    );
+  };
 
 /** Retry-After as delay-seconds or an HTTP date, in ms from `now`; null when absent or unparsable. */
 function retryAfterMs(header: string | undefined, now: number): number | null {
@@ -156,6 +247,8 @@ function describeError(err: unknown): string {
   switch (code) {
     case 'EDISALLOWEDADDRESS':
       return PRIVATE_ADDRESS;
+    case 'EWEBHOOKDNSTIMEOUT':
+      return RESOLVE_TOO_SLOW;
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ECONNRESET':
@@ -165,7 +258,7 @@ function describeError(err: unknown): string {
     case 'EAI_AGAIN':
     case 'EAI_NODATA':
     case 'EAI_NONAME':
-      return 'host does not resolve';
+      return NOT_RESOLVED;
     case 'ERR_INVALID_CHAR':
       return 'key or id is not a valid header value';
     case 'EHOSTUNREACH':
@@ -192,6 +285,8 @@ export async function postWebhook(input: {
   headers?: Record<string, string>;
   /** Keep the response body (Telegram-format receivers may answer with a method call). */
   keepBody?: boolean;
+  /** How the host name is resolved (tests); the c-ares resolver and WEBHOOK_DNS_LIMIT_MS by default. */
+  dns?: WebhookDns;
 }): Promise<Attempt> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -219,7 +314,7 @@ export async function postWebhook(input: {
         method: 'POST',
         headers,
         agent: false,
-        ...(input.allowInsecure ? {} : { lookup: guardedLookup }),
+        ...(input.allowInsecure ? {} : { lookup: guardedLookup(input.dns ?? webhookDns()) }),
       });
       let settled = false;
       let response: IncomingMessage | undefined;
