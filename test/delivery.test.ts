@@ -1019,6 +1019,58 @@ await describeStoresOnFakeClock(
         },
       ));
 
+    /** The bot's delivery log (the developer site's), oldest first. */
+    const deliveries = (bot: BotCreds) =>
+      t()
+        .services.db.k.selectFrom('webhook_deliveries')
+        .select(['url', 'attempt', 'status_code'])
+        .where('bot_user_id', '=', bot.bot_user_id)
+        .orderBy('seq')
+        .execute();
+
+    it('Retry-After longer than the backoff cap waits the cap (10 minutes), even past bigint', () =>
+      withHook(
+        { bot: 'huge retry-after bot', script: [{ status: 503, headers: { 'retry-after': '9'.repeat(20) } }] },
+        async (bot, receiver) => {
+          await setWebhook(bot, { url: receiver.url });
+          await dm(bot, 'later, much later');
+          assert.equal(await tick(), 1, '503, Retry-After: 20 nines');
+          assert.equal((await info(bot)).last_error_message, 'HTTP 503', 'the failure is recorded');
+          assert.deepEqual(await deliveries(bot), [{ url: receiver.url, attempt: 1, status_code: 503 }]);
+          hookClock.advance(600_000 - 1);
+          assert.equal(await tick(), 0, 'not before 10 minutes');
+          hookClock.advance(1);
+          assert.equal(await tick(), 1, 'delivered after 10 minutes');
+          assert.equal(receiver.hits.length, 2);
+        },
+      ));
+
+    it("a new Webhook URL gets the Updates at once, not after the old receiver's Retry-After", () =>
+      withHook(
+        { bot: 'moving bot', fallback: { status: 503, headers: { 'retry-after': '86400' } } },
+        async (bot, old) => {
+          await setWebhook(bot, { url: old.url });
+          await dm(bot, 'follow me');
+          assert.equal(await tick(), 1, '503, Retry-After: a day');
+          assert.equal(await tick(), 0, 'the old receiver is waited for');
+          const fresh = await startReceiver();
+          try {
+            await setWebhook(bot, { url: fresh.url });
+            assert.equal(await tick(), 1, 'the new receiver on the next tick');
+            assert.equal(fresh.hits.length, 1);
+            assert.equal(old.hits.length, 1);
+            // Its attempts count afresh.
+            assert.deepEqual(await deliveries(bot), [
+              { url: old.url, attempt: 1, status_code: 503 },
+              { url: fresh.url, attempt: 1, status_code: 200 },
+            ]);
+            assert.equal((await info(bot)).pending_update_count, 0);
+          } finally {
+            await fresh.close();
+          }
+        },
+      ));
+
     it('a refused connection is a failure too, shown in getWebhookInfo', async () => {
       const bot = await newBot(t().app, 'unreachable bot');
       const receiver = await startReceiver();

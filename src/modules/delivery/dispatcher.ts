@@ -279,7 +279,9 @@ export class WebhookDispatcher {
   }
 
   private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number): Promise<void> {
-    const delay = Math.max(backoffMs(h.attempts, this.config), attempt.retryAfterMs ?? 0);
+    // Retry-After may ask for more than the backoff, never more than its cap (decisions.md section 2).
+    const retryAfter = Math.min(attempt.retryAfterMs ?? 0, this.config.webhookRetryMaxMs);
+    const delay = Math.max(backoffMs(h.attempts, this.config), retryAfter);
     await tx
       .updateTable('updates')
       .set({ attempts: sql`attempts + 1`, next_attempt_at: now + delay, last_error: attempt.error })

@@ -140,6 +140,20 @@ export async function setWebhook(
     .execute();
 }
 
+/**
+ * Makes the bot's Updates that failed due now, counted from 0 again: a new Webhook URL must not
+ * wait out the backoff or Retry-After of the old receiver. A retry leased right now by another
+ * instance may then go out twice, which at-least-once delivery allows.
+ */
+export async function restartRetries(tx: Kysely<DB>, botUserId: string, now: number): Promise<void> {
+  await tx
+    .updateTable('updates')
+    .set({ attempts: 0, next_attempt_at: now })
+    .where('bot_user_id', '=', botUserId)
+    .where('attempts', '>', 0)
+    .execute();
+}
+
 export async function clearWebhook(tx: Kysely<DB>, botUserId: string): Promise<void> {
   await tx
     .updateTable('bots')

@@ -277,6 +277,8 @@ export class DeliveryService {
     const key = s.secretToken ?? kept ?? newWebhookKey();
     const format = s.payloadFormat ?? bot.payload_format;
     await repo.setWebhook(w.tx, botId, { url: url.url, keyEnc: this.box.seal(key), format });
+    // Another receiver (or webhook mode after polling, when the URL was null) starts afresh.
+    if (bot.webhook_url !== url.url) await repo.restartRetries(w.tx, botId, this.clock.now());
     if (s.dropPendingUpdates === true) await repo.dropPending(w.tx, botId);
     // A poll held now can no longer receive anything; the dispatcher takes over the queue.
     w.touch(`${WEBHOOK_KEY_PREFIX}${botId}`);

@@ -345,6 +345,20 @@ describe('postWebhook', () => {
     );
   });
 
+  it('reads a Retry-After of any size as at most a day (a finite, small number)', async () => {
+    for (const header of ['9'.repeat(20), '9'.repeat(400), new Date(8.64e15).toUTCString()]) {
+      await withServer(
+        (_req, res) => {
+          res.writeHead(503, { 'Retry-After': header });
+          res.end();
+        },
+        async (url) => {
+          assert.equal((await post(url)).retryAfterMs, 24 * 3600 * 1000, header);
+        },
+      );
+    }
+  });
+
   it('reads Retry-After as an HTTP date relative to now', async () => {
     const now = Date.UTC(2026, 0, 1, 12, 0, 0);
     await withServer(

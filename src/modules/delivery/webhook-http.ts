@@ -230,15 +230,23 @@ const guardedLookup =
     );
   };
 
-/** Retry-After as delay-seconds or an HTTP date, in ms from `now`; null when absent or unparsable. */
+/**
+ * Longest Retry-After read, whatever the header says: 20 nines once made next_attempt_at overflow
+ * PostgreSQL's bigint, so the failure was never recorded. The dispatcher caps it further, at the
+ * backoff's cap (WEBHOOK_RETRY_MAX_MS, itself at most a day).
+ */
+const RETRY_AFTER_MAX_MS = 24 * 3600 * 1000;
+
+/** Retry-After as delay-seconds or an HTTP date, in ms from `now` (at most a day); null when absent or unparsable. */
 function retryAfterMs(header: string | undefined, now: number): number | null {
   if (header === undefined) return null;
   const value = header.trim();
-  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  // Number() of any digit string is finite or Infinity, so the ceiling applies to either.
+  if (/^\d+$/.test(value)) return Math.min(Number(value) * 1000, RETRY_AFTER_MAX_MS);
   // Date.parse accepts bare numbers like "7.5"; an HTTP date always has a weekday or month name.
   if (!/[A-Za-z]/.test(value)) return null;
   const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
+  return Number.isNaN(date) ? null : Math.min(Math.max(0, date - now), RETRY_AFTER_MAX_MS);
 }
 
 /** A short description of a transport error, safe to show (codes only, never messages). */
