@@ -566,6 +566,10 @@ await describeStoresOnFakeClock('bot updates: delivery rules, getUpdates, button
       'https://169.254.169.254/latest',
       'https://[::1]/hook',
       'https://[fd00::1]/hook',
+      'https://198.18.0.1/hook',
+      'https://[64:ff9b::a9fe:a9fe]/latest', // NAT64 of 169.254.169.254
+      'https://[64:ff9b:1::7f00:1]/hook',
+      'https://[2002:c0a8:10a::1]/hook', // 6to4 of 192.168.1.10
       'https://localhost/hook',
     ]) {
       await refused(url, 'resolves to a private address');

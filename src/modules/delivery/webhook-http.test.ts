@@ -101,6 +101,10 @@ describe('isDisallowedAddress', () => {
     ['100.64.0.1', true],
     ['100.127.255.255', true],
     ['100.128.0.1', false],
+    ['198.18.0.1', true],
+    ['198.19.255.255', true],
+    ['198.17.255.255', false],
+    ['198.20.0.1', false],
     ['0.0.0.0', true],
     ['0.1.2.3', true],
     ['224.0.0.1', true],
@@ -120,6 +124,12 @@ describe('isDisallowedAddress', () => {
     ['::ffff:10.0.0.1', true],
     ['::ffff:7f00:1', true],
     ['::ffff:8.8.8.8', false],
+    ['64:ff9b::7f00:1', true], // NAT64 of 127.0.0.1
+    ['64:ff9b::808:808', true], // NAT64 of a public address: still not vetted through the gateway
+    ['64:ff9b:1:ffff::1', true],
+    ['64:ff9b:2::1', false],
+    ['2002:a00:1::1', true], // 6to4 of 10.0.0.1
+    ['2003::1', false],
     ['2606:4700:4700::1111', false],
     ['2001:4860:4860::8888', false],
     ['not an address', true],

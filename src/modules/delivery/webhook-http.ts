@@ -124,18 +124,24 @@ blocked.addSubnet('127.0.0.0', 8, 'ipv4');
 blocked.addSubnet('169.254.0.0', 16, 'ipv4'); // link-local, cloud metadata endpoints
 blocked.addSubnet('172.16.0.0', 12, 'ipv4');
 blocked.addSubnet('192.168.0.0', 16, 'ipv4');
+blocked.addSubnet('198.18.0.0', 15, 'ipv4'); // benchmarking (RFC 2544), used inside networks
 blocked.addSubnet('224.0.0.0', 4, 'ipv4'); // multicast
 blocked.addSubnet('240.0.0.0', 4, 'ipv4'); // reserved, includes broadcast 255.255.255.255
 // IPv6.
 blocked.addAddress('::', 'ipv6'); // unspecified
 blocked.addAddress('::1', 'ipv6');
 blocked.addSubnet('::', 96, 'ipv6'); // deprecated IPv4-compatible (::127.0.0.1), never a public target
+// These embed an IPv4 address that a gateway reaches for us (64:ff9b::7f00:1 is 127.0.0.1 through
+// NAT64, 2002:0a00:0001:: is 10.0.0.1 through a 6to4 relay), so a private target hides inside.
+blocked.addSubnet('64:ff9b::', 96, 'ipv6'); // NAT64 well-known prefix (RFC 6052)
+blocked.addSubnet('64:ff9b:1::', 48, 'ipv6'); // NAT64 local-use prefix (RFC 8215)
+blocked.addSubnet('2002::', 16, 'ipv6'); // 6to4 (RFC 3056)
 blocked.addSubnet('fc00::', 7, 'ipv6'); // unique local
 blocked.addSubnet('fe80::', 10, 'ipv6'); // link-local
 blocked.addSubnet('fec0::', 10, 'ipv6'); // deprecated site-local
 blocked.addSubnet('ff00::', 8, 'ipv6'); // multicast
 
-/** True for loopback, private (RFC 1918, unique local fc00::/7), link-local (169.254/16, fe80::/10), unspecified, CGNAT 100.64/10, multicast, broadcast, 0.0.0.0/8, and IPv4-mapped IPv6 of those (::ffff:127.0.0.1). Use net.BlockList. */
+/** True for loopback, private (RFC 1918, unique local fc00::/7), link-local (169.254/16, fe80::/10), unspecified, CGNAT 100.64/10, benchmarking 198.18/15, multicast, broadcast, 0.0.0.0/8, IPv4-mapped IPv6 of those (::ffff:127.0.0.1), and the NAT64 and 6to4 prefixes that carry any IPv4 address. Use net.BlockList. */
 export function isDisallowedAddress(address: string): boolean {
   // A zone id (fe80::1%eth0) names an interface, not part of the address.
   const bare = address.replace(/^\[(.*)\]$/, '$1').replace(/%.*$/, '');
