@@ -7,6 +7,8 @@ import { PageCsrf } from './http/pages/csrf.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { Invalidations } from './lib/invalidation.js';
+import { GuessLimiter } from './lib/guess-limit.js';
+import { MemoryRateLimiter } from './lib/rate-limit.js';
 import { localSharedState, type SharedState } from './lib/shared-state.js';
 import { ActivitiesService, activityEvents } from './modules/activities/index.js';
 import { appReads, type AuthDeps, CredentialStore } from './modules/auth/index.js';
@@ -106,6 +108,13 @@ export function createServices(deps: ServiceDeps) {
     shared,
     metrics,
     adminTokenHash: deps.adminTokenHash,
+    /** Wrong operator tokens (console sign-in, bearer checks): one budget, as it is one token. */
+    operatorGuesses: new GuessLimiter(
+      'operator',
+      new MemoryRateLimiter(),
+      shared.redis === undefined ? undefined : shared.limiter,
+      clock,
+    ),
     work,
     invalidations,
     credentials,

@@ -82,7 +82,7 @@ function behaves(name: string, limiter: () => RateLimiter, skip: false | string 
 behaves('memory', () => new MemoryRateLimiter());
 
 /** The in-memory limiter as it would be if it never forgot a bucket: the reference for its sweep. */
-class RememberingLimiter implements RateLimiter {
+class RememberingLimiter implements Pick<RateLimiter, 'take'> {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   take(key: string, bucket: { perSecond: number; burst: number }, now: number) {

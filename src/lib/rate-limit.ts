@@ -33,12 +33,25 @@ export const policyOf = (key: string, bucket: Bucket): Policy => ({
 export interface RateLimiter {
   /** The in-memory limiter answers at once; a shared one (Redis) answers with a promise. */
   take(key: string, bucket: Bucket, now: number): Take | Promise<Take>;
+  /**
+   * What a take would answer now, taking nothing: for limits that count only some outcomes (failed
+   * guesses), checked before the work and taken only when it fails.
+   */
+  peek(key: string, bucket: Bucket, now: number): Take | Promise<Take>;
 }
+
+const OK: Take = { ok: true, retryAfterMs: 0 };
 
 const refused = (bucket: Bucket, tokens: number): Take => ({
   ok: false,
   retryAfterMs: Math.ceil(((1 - tokens) / bucket.perSecond) * 1000),
 });
+
+/** The tokens of a bucket last left with `tokens` at `at`, refilled up to `now`. */
+const refilled = (bucket: Bucket, tokens: number, at: number, now: number): number =>
+  Math.min(bucket.burst, tokens + ((now - at) / 1000) * bucket.perSecond);
+
+const answer = (bucket: Bucket, tokens: number): Take => (tokens < 1 ? refused(bucket, tokens) : OK);
 
 /** How often the in-memory limiter forgets buckets that are full again. */
 const SWEEP_MS = 10_000;
@@ -52,13 +65,19 @@ export class MemoryRateLimiter implements RateLimiter {
     // A clock set back would otherwise put off every sweep until it caught up again.
     if (now - this.lastSweep > SWEEP_MS || now < this.lastSweep) this.sweep(now);
     const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
-    const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
+    const tokens = refilled(bucket, state.tokens, state.at, now);
     const left = tokens < 1 ? tokens : tokens - 1;
     // A millisecond past the exact refill, so that by then the refill computed above reaches the
     // burst whatever the rounding: forgetting the bucket then changes no answer.
     const full = now + Math.ceil(((bucket.burst - left) / bucket.perSecond) * 1000) + 1;
     this.buckets.set(key, { tokens: left, at: now, full });
-    return tokens < 1 ? refused(bucket, tokens) : { ok: true, retryAfterMs: 0 };
+    return answer(bucket, tokens);
+  }
+
+  /** A bucket never taken from, or forgotten once full, answers as a full one. */
+  peek(key: string, bucket: Bucket, now: number): Take {
+    const state = this.buckets.get(key);
+    return state === undefined ? OK : answer(bucket, refilled(bucket, state.tokens, state.at, now));
   }
 
   /** Buckets held: each lasts only until it is full again, so at most the keys of a burst's refill time. */
@@ -96,7 +115,15 @@ export class RedisRateLimiter implements RateLimiter {
   async take(key: string, bucket: Bucket, now: number): Promise<Take> {
     const reply: unknown = await this.redis.eval(TAKE, 1, `rl:${key}`, now, bucket.perSecond, bucket.burst);
     const [ok, milliTokens] = Array.isArray(reply) ? reply.map(Number) : [0, 0];
-    return ok === 1 ? { ok: true, retryAfterMs: 0 } : refused(bucket, (milliTokens ?? 0) / 1000);
+    return ok === 1 ? OK : refused(bucket, (milliTokens ?? 0) / 1000);
+  }
+
+  /** Reads the bucket the take script keeps (an expired one is full). */
+  async peek(key: string, bucket: Bucket, now: number): Promise<Take> {
+    const [tokens, at] = await this.redis.hmget(`rl:${key}`, 'tokens', 'at');
+    if (tokens == null || at == null) return OK;
+    // As the script does, a bucket stamped later than this clock (another instance's) is not refilled.
+    return answer(bucket, refilled(bucket, Number(tokens), Math.min(Number(at), now), now));
   }
 }
 

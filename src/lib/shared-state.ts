@@ -260,7 +260,10 @@ export async function openSharedState(redisUrl: string | undefined): Promise<Sha
         }),
       release: (key, expiresAt) => claimedIn.get(key)?.release(key, expiresAt),
     },
-    limiter: { take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))) },
+    limiter: {
+      take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))),
+      peek: (key, bucket, now) => limiter((store) => Promise.resolve(store.peek(key, bucket, now))),
+    },
     bus,
     redis: link,
     close: async () => {

@@ -18,8 +18,12 @@ export interface PageClient {
   readonly csrf: string;
 }
 
-/** Starts with the given cookies; keeps every cookie a page sets and the last form token seen. */
-export function pageClient(app: App, cookie: string): PageClient {
+/**
+ * Starts with the given cookies; keeps every cookie a page sets and the last form token seen.
+ * `remoteAddress`: the client's address as the server sees it (request.ip).
+ */
+export function pageClient(app: App, cookie: string, remoteAddress?: string): PageClient {
+  const from = remoteAddress === undefined ? {} : { remoteAddress };
   const jar = new Map(cookie.split('; ').map((c) => [c.slice(0, c.indexOf('=')), c]));
   let csrf = '';
   const remember = (r: Awaited<ReturnType<App['inject']>>): Page => {
@@ -34,7 +38,7 @@ export function pageClient(app: App, cookie: string): PageClient {
   const cookies = () => [...jar.values()].join('; ');
   return {
     get: async (url, headers = {}) =>
-      remember(await app.inject({ method: 'GET', url, headers: { cookie: cookies(), ...headers } })),
+      remember(await app.inject({ method: 'GET', url, headers: { cookie: cookies(), ...headers }, ...from })),
     post: async (url, form, options = {}) =>
       remember(
         await app.inject({
@@ -42,6 +46,7 @@ export function pageClient(app: App, cookie: string): PageClient {
           url,
           headers: { cookie: cookies(), 'content-type': 'application/x-www-form-urlencoded', ...options.headers },
           payload: new URLSearchParams({ csrf: options.csrf ?? csrf, ...form }).toString(),
+          ...from,
         }),
       ),
     get csrf() {

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
+import type { GuessLimiter } from '../../lib/guess-limit.js';
 import { newAdminToken } from '../../lib/ids.js';
 
 const KEY = 'admin_token_sha256';
@@ -33,6 +34,21 @@ export function bearerMatches(header: string | undefined, hash: string): boolean
   if (header === undefined) return false;
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return m?.[1] !== undefined && safeEqual(sha256Hex(m[1]), hash);
+}
+
+/**
+ * Whether the request's bearer token is the operator's. A wrong one counts as a guess from its
+ * address; while the address (or everyone) is locked out this throws TooManyGuesses without
+ * comparing. No Authorization header is no guess: it is simply not the operator.
+ */
+export async function operatorBearer(
+  guesses: GuessLimiter,
+  header: string | undefined,
+  address: string,
+  hash: string,
+): Promise<boolean> {
+  if (header === undefined) return false;
+  return (await guesses.attempt(address, () => Promise.resolve(bearerMatches(header, hash) || undefined))) === true;
 }
 
 /** Who the audit trail records an action under when the operator API's bearer token made it. */

@@ -75,7 +75,8 @@ function layout(ctx: ConsoleContext, title: string, body: Part, tab?: Tab): stri
 const notice = (text: string | undefined): Part =>
   text !== undefined && html`<p class="note ok" role="status">${text}</p>`;
 
-export function signInPage(ctx: ConsoleContext, wrong: boolean): string {
+/** `alert`: why the last attempt failed (a wrong token, too many of them). */
+export function signInPage(ctx: ConsoleContext, alert: string | undefined): string {
   const { t } = ctx;
   return layout(
     ctx,
@@ -83,7 +84,7 @@ export function signInPage(ctx: ConsoleContext, wrong: boolean): string {
     headedCard(
       t.signInTitle,
       t.signInLead,
-      html`${wrong && html`<p class="note bad" role="alert">${t.wrongToken}</p>`}
+      html`${alert !== undefined && html`<p class="note bad" role="alert">${alert}</p>`}
       ${form(
         ctx,
         `${CONSOLE}/sign-in`,

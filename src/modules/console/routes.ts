@@ -12,7 +12,8 @@ import { textsOf } from '../../http/pages/lang.js';
 import { BadForm, Csrf, failure, NotSignedIn, pageRoute, seeOther as see, Text } from '../../http/pages/routes.js';
 import type { App } from '../../http/types.js';
 import { ledgerFailures } from '../../cli/commands/ledger-check.js';
-import { API_ACTOR, bearerMatches } from '../admin/index.js';
+import { TooManyGuesses } from '../../lib/guess-limit.js';
+import { API_ACTOR, operatorBearer } from '../admin/index.js';
 import type { Services } from '../../services.js';
 import {
   auditPage,
@@ -47,7 +48,9 @@ export function consoleRoutes(app: App, s: Services): void {
     `${name}=${value}; Path=${CONSOLE}; HttpOnly; SameSite=Strict${secure}${maxAge !== undefined ? `; Max-Age=${maxAge}` : ''}`;
 
   async function operator(request: FastifyRequest): Promise<Operator> {
-    if (bearerMatches(request.headers.authorization, s.adminTokenHash)) return { name: API_ACTOR };
+    const { authorization } = request.headers;
+    if (await operatorBearer(s.operatorGuesses, authorization, request.ip, s.adminTokenHash))
+      return { name: API_ACTOR };
     const session = cookieJar(request).get(CONSOLE_COOKIE);
     const name = await s.console.operatorOf(session);
     if (name === undefined || session === undefined) throw new NotSignedIn();
@@ -87,6 +90,8 @@ export function consoleRoutes(app: App, s: Services): void {
     }
     const ctx: ConsoleContext = { ...textsOf(request, TEXTS), csrf: '' };
     const f = failure(error, request, ctx.t);
+    // Retry-After of a locked-out bearer token.
+    if (error instanceof AppError) void reply.headers(error.headers);
     void reply
       .code(f.status)
       .headers(CONSOLE_SHEET.headers())
@@ -97,15 +102,23 @@ export function consoleRoutes(app: App, s: Services): void {
 
   app.get(CONSOLE, page('Redirects to /console/', {}), (_request, reply) => see(reply, `${CONSOLE}/`));
 
+  /** The sign-in form, with a new CSRF token, and `alert` (what went wrong last) above it. */
+  function signInForm(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    alert: (t: ConsoleContext['t']) => string | undefined,
+  ) {
+    const pre = cookieJar(request).get(PRE_COOKIE) ?? randomBytes(24).toString('base64url');
+    const issued = s.csrf.issue(SIGN_IN, pre);
+    void reply.header('set-cookie', [cookie(PRE_COOKIE, pre), issued.cookie]);
+    const ctx = { ...textsOf(request, TEXTS), csrf: issued.token };
+    return reply.send(signInPage(ctx, alert(ctx.t)));
+  }
+
   app.get(
     SIGN_IN,
     page('Sign-in form (operator token)', { querystring: Type.Object({ wrong: Type.Optional(Type.Literal('1')) }) }),
-    (request, reply) => {
-      const pre = cookieJar(request).get(PRE_COOKIE) ?? randomBytes(24).toString('base64url');
-      const issued = s.csrf.issue(SIGN_IN, pre);
-      void reply.header('set-cookie', [cookie(PRE_COOKIE, pre), issued.cookie]);
-      return reply.send(signInPage({ ...textsOf(request, TEXTS), csrf: issued.token }, request.query.wrong === '1'));
-    },
+    (request, reply) => signInForm(request, reply, (t) => (request.query.wrong === '1' ? t.wrongToken : undefined)),
   );
 
   app.post(
@@ -118,10 +131,21 @@ export function consoleRoutes(app: App, s: Services): void {
       const pre = jar.get(PRE_COOKIE);
       if (pre === undefined || !s.csrf.accepts(SIGN_IN, pre, jar.get(CSRF_COOKIE), request.body.csrf))
         throw new BadForm();
-      const session = await s.console.signIn(request.body.token, request.body.name ?? '').catch((e: unknown) => {
-        if (e instanceof AppError && e.def === Errors.unauthorized) return undefined;
-        throw e;
-      });
+      const { token, name } = request.body;
+      let session: string | undefined;
+      try {
+        // signIn compares the token before its first await, as the limiter needs.
+        session = await s.operatorGuesses.attempt(request.ip, () =>
+          s.console.signIn(token, name ?? '').catch((e: unknown) => {
+            if (e instanceof AppError && e.def === Errors.unauthorized) return undefined;
+            throw e;
+          }),
+        );
+      } catch (e) {
+        if (!(e instanceof TooManyGuesses)) throw e;
+        void reply.code(429).headers(e.headers);
+        return signInForm(request, reply, (t) => t.tooManyTokens(e.retryAfterS));
+      }
       if (session === undefined) return see(reply, `${SIGN_IN}?wrong=1`);
       void reply.header('set-cookie', [cookie(CONSOLE_COOKIE, session), cookie(PRE_COOKIE, '', 0)]);
       return see(reply, `${CONSOLE}/`);

@@ -1,0 +1,71 @@
+// Failed guesses of a secret (the operator token), counted per client address and over all
+// addresses, so that neither one address nor many (a botnet) can try more than a few a minute.
+// Past either limit, attempts are refused before the secret is compared at all: a right guess is
+// refused like a wrong one, or the lock would tell which guess was right.
+import { AppError, Errors } from '../errors.js';
+import type { Clock } from './clock.js';
+import { retryAfterSeconds, type Bucket, type MemoryRateLimiter, type RateLimiter, type Take } from './rate-limit.js';
+
+/** 10 failures from one address, then one more every 6 s (10 a minute). */
+export const GUESSES_PER_ADDRESS: Bucket = { burst: 10, perSecond: 10 / 60 };
+/** 100 failures over all addresses, then 100 a minute. */
+export const GUESSES_OVERALL: Bucket = { burst: 100, perSecond: 100 / 60 };
+
+/** A refused attempt: the 429 of the operator API, with Retry-After; pages show `retryAfterS`. */
+export class TooManyGuesses extends AppError {
+  readonly retryAfterS: number;
+  constructor(retryAfterMs: number) {
+    const seconds = retryAfterSeconds(retryAfterMs);
+    const detail = `${Errors.tooManyAttempts.message}; try again in ${seconds} s`;
+    super(Errors.tooManyAttempts, detail, {}, { 'retry-after': String(seconds) });
+    this.retryAfterS = seconds;
+  }
+}
+
+const waitOf = (takes: readonly Take[]): number => Math.max(0, ...takes.map((t) => (t.ok ? 0 : t.retryAfterMs)));
+
+export class GuessLimiter {
+  /**
+   * `local` is this instance's memory; `shared` is Redis when instances share limits (undefined
+   * otherwise: the limits are then per instance). With Redis a check and the count after a wrong
+   * guess are two round trips apart, so guesses sent at once could all pass the check; the local
+   * limiter is checked and counted within one turn of the event loop (after Redis answered), which
+   * caps such a burst at the limit on each instance. In memory, buckets are forgotten once full
+   * again, and once the overall limit is reached nothing new is counted, so a stranger rotating
+   * addresses holds at most a few hundred buckets.
+   */
+  constructor(
+    private readonly scope: string,
+    private readonly local: MemoryRateLimiter,
+    private readonly shared: RateLimiter | undefined,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Runs `check` unless the address or everyone is locked out (then throws TooManyGuesses without
+   * running it); an undefined answer is a failed guess and is counted. `check` must compare the
+   * secret before its first await, so that on this instance no other attempt passes in between.
+   */
+  async attempt<T>(address: string, check: () => Promise<T | undefined>): Promise<T | undefined> {
+    const { shared, local } = this;
+    const now = this.clock.now();
+    const keys = this.keys(address);
+    const remote =
+      shared === undefined ? [] : await Promise.all(keys.map(([k, b]) => Promise.resolve(shared.peek(k, b, now))));
+    const wait = waitOf([...remote, ...keys.map(([k, b]) => local.peek(k, b, now))]);
+    if (wait > 0) throw new TooManyGuesses(wait);
+    const value = await check();
+    if (value !== undefined) return value;
+    for (const [k, b] of keys) local.take(k, b, now);
+    if (shared !== undefined) await Promise.all(keys.map(([k, b]) => Promise.resolve(shared.take(k, b, now))));
+    return undefined;
+  }
+
+  private keys(address: string): [string, Bucket][] {
+    return [
+      [`${this.scope}:${address}`, GUESSES_PER_ADDRESS],
+      // No address contains a space, so this key is no address's.
+      [`${this.scope}:all addresses`, GUESSES_OVERALL],
+    ];
+  }
+}
