@@ -51,3 +51,26 @@ it('rejects bad settings listing every problem', () => {
     },
   );
 });
+
+it('TRUST_PROXY lists addresses and CIDR ranges, and names each entry that is neither', () => {
+  assert.deepEqual(loadConfig({}).trustProxy, []);
+  assert.deepEqual(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1,fd00::/8 ,::1' }).trustProxy, [
+    '10.0.0.0/8',
+    '127.0.0.1',
+    'fd00::/8',
+    '::1',
+  ]);
+  assert.throws(
+    () => loadConfig({ TRUST_PROXY: '10.0.0.0/33,proxy.local,1.2.3.4/8/8,::1/129,true' }),
+    (e: unknown) => {
+      assert.ok(e instanceof ConfigError, 'e instanceof ConfigError');
+      assert.deepEqual(
+        e.problems,
+        ['10.0.0.0/33', 'proxy.local', '1.2.3.4/8/8', '::1/129', 'true'].map(
+          (v) => `TRUST_PROXY must list IP addresses or CIDR ranges (got "${v}")`,
+        ),
+      );
+      return true;
+    },
+  );
+});

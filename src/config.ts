@@ -1,5 +1,6 @@
 // The only reader of process.env: every setting is parsed and checked here, and a bad
 // configuration stops the start-up with the full list of problems.
+import { isIP } from 'node:net';
 
 export interface Config {
   port: number;
@@ -28,6 +29,11 @@ export interface Config {
   metricsToken: string | undefined;
   /** The playground (/playground/): on by default, `PLAYGROUND=off` in production. */
   playground: boolean;
+  /**
+   * Addresses or CIDR ranges of reverse proxies whose X-Forwarded-For names the client (per-address
+   * limits, such as wrong operator tokens, count the client, not the proxy); none by default.
+   */
+  trustProxy: string[];
 }
 
 /** decisions.md section 3 defaults; each configurable. */
@@ -48,6 +54,14 @@ export class ConfigError extends Error {
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
 const isLogLevel = (v: string): v is LogLevel => (LOG_LEVELS as readonly string[]).includes(v);
+
+/** 203.0.113.7, 10.0.0.0/8, ::1 or fd00::/8. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', bits, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];
@@ -86,6 +100,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (encryptionKey !== undefined && Buffer.from(encryptionKey, 'base64').length !== 32) {
     problems.push('ENCRYPTION_KEY must be 32 bytes in base64');
   }
+  const trustProxy = (env.TRUST_PROXY ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter((v) => v !== '');
+  for (const entry of trustProxy) {
+    if (!isAddressOrRange(entry)) problems.push(`TRUST_PROXY must list IP addresses or CIDR ranges (got "${entry}")`);
+  }
   const rawLevel = env.LOG_LEVEL || 'info';
   if (!isLogLevel(rawLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -118,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     updateRetentionS: int('UPDATE_RETENTION_S', 86_400, 1, 2_592_000),
     metricsToken: env.METRICS_TOKEN || undefined,
     playground: flag('PLAYGROUND', true, ['on', '1', 'true'], ['off', '0', 'false']),
+    trustProxy,
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -77,12 +77,7 @@ export const Errors = {
 
   // Operator surface (operator-api.md)
   unauthorized: def('unauthorized', 401, 'Unauthorized', 'missing or wrong bearer token'),
-  tooManyAttempts: def(
-    'too_many_attempts',
-    429,
-    'Too Many Requests',
-    'too many wrong operator tokens from this address or overall',
-  ),
+  tooManyAttempts: def('too_many_attempts', 429, 'Too Many Requests', 'too many wrong operator tokens'),
   invalidRequest: def('invalid_request', 400, 'Bad Request', 'invalid request'),
   invalidEvent: def('invalid_event', 400, 'Bad Request', 'invalid event'),
   unknownUser: def('unknown_user', 404, 'Not Found', 'unknown user'),

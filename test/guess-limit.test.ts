@@ -1,7 +1,8 @@
 // Guesses of the operator token are limited (audit finding): ten wrong tokens from one address,
 // on the console's sign-in form or as the operator API's bearer token, lock that address out for
 // its window, right token included; other addresses are unaffected; a hundred from anywhere lock
-// everyone out; and a locked-out attempt never reaches the token's comparison.
+// the sign-in form, never the operator API (the application's event feed); and a locked-out
+// attempt never reaches the token's comparison.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GuessLimiter, TooManyGuesses } from '../src/lib/guess-limit.js';
@@ -38,7 +39,7 @@ await describeStoresOnFakeClock('operator token guesses, per address', (t, clock
     assert.equal(limited.headers['retry-after'], '6');
     assert.deepEqual(limited.json(), {
       error: 'too_many_attempts',
-      message: 'too many wrong operator tokens from this address or overall; try again in 6 s',
+      message: 'too many wrong operator tokens; try again in 6 s',
     });
     const right = await api(t(), ip, ADMIN_TOKEN);
     assert.equal(right.statusCode, 429, 'the right token is refused too, or the lock would tell it apart');
@@ -95,22 +96,54 @@ await describeStoresOnFakeClock('operator token guesses, per address', (t, clock
 });
 
 await describeStoresOnFakeClock('operator token guesses, over all addresses', (t, clock) => {
-  it('a hundred wrong tokens from a hundred addresses lock every address out, the right token included', async () => {
-    for (let i = 0; i < 100; i++) {
-      const ip = `203.0.113.${i}`;
-      const status = i % 2 === 0 ? (await api(t(), ip, WRONG)).statusCode : (await signIn(t(), ip, WRONG)).status;
-      assert.equal(status, i % 2 === 0 ? 401 : 303, `guess ${i}`);
-    }
-    const fresh = await api(t(), '203.0.113.200', ADMIN_TOKEN);
-    assert.equal(fresh.statusCode, 429, 'an address that never guessed is refused too');
+  it('a hundred wrong tokens from a hundred addresses lock the sign-in form for everyone, never the operator API', async () => {
+    // Wrong bearer tokens count for their own address only.
+    for (let i = 0; i < 100; i++) assert.equal((await api(t(), `198.18.0.${i}`, WRONG)).statusCode, 401, `api ${i}`);
+    assert.equal((await signIn(t(), '203.0.113.199', ADMIN_TOKEN)).headers.location, '/console/');
+    for (let i = 0; i < 100; i++) assert.equal((await signIn(t(), `203.0.113.${i}`, WRONG)).status, 303, `form ${i}`);
+    const fresh = await signIn(t(), '203.0.113.200', ADMIN_TOKEN);
+    assert.equal(fresh.status, 429, 'an address that never guessed is refused on the form');
     assert.equal(fresh.headers['retry-after'], '1');
-    assert.equal((await signIn(t(), '203.0.113.201', ADMIN_TOKEN)).status, 429);
+    // Strangers cannot stop the application's feed: the API answers every address's right token.
+    assert.equal((await api(t(), '203.0.113.201', ADMIN_TOKEN)).statusCode, 200);
     // 100 a minute: one more is allowed 0.6 s later.
     clock.advance(600);
-    assert.equal((await api(t(), '203.0.113.200', ADMIN_TOKEN)).statusCode, 200);
+    assert.equal((await signIn(t(), '203.0.113.200', ADMIN_TOKEN)).headers.location, '/console/');
     clock.advance(60_000);
   });
 });
+
+await describeStoresOnFakeClock(
+  'operator token guesses behind a trusted proxy',
+  (t, clock) => {
+    it('counts the client X-Forwarded-For names, not the proxy, and only from a proxy TRUST_PROXY lists', async () => {
+      const via = (client: string, proxy: string, token: string) =>
+        t().app.inject({
+          method: 'GET',
+          url: '/internal/v1/messages',
+          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client },
+          remoteAddress: proxy,
+        });
+      for (let i = 0; i < 10; i++) assert.equal((await via('192.0.2.1', '10.0.0.2', WRONG)).statusCode, 401);
+      assert.equal((await via('192.0.2.1', '10.0.0.2', ADMIN_TOKEN)).statusCode, 429, 'that client is locked');
+      assert.equal(
+        (await via('192.0.2.2', '10.0.0.2', ADMIN_TOKEN)).statusCode,
+        200,
+        'others behind the proxy are not',
+      );
+      // A stranger's own X-Forwarded-For is not believed: it counts as its own address.
+      for (let i = 0; i < 10; i++) assert.equal((await via('192.0.2.3', '198.51.100.9', WRONG)).statusCode, 401);
+      assert.equal(
+        (await via('192.0.2.3', '10.0.0.2', ADMIN_TOKEN)).statusCode,
+        200,
+        'the named client was never counted',
+      );
+      assert.equal((await via('192.0.2.4', '198.51.100.9', ADMIN_TOKEN)).statusCode, 429, 'the stranger was');
+      clock.advance(60_000);
+    });
+  },
+  { env: { TRUST_PROXY: '10.0.0.0/8' } },
+);
 
 describe('a locked-out attempt is refused before the token is compared', () => {
   it('never runs the check, and throws TooManyGuesses with the wait', async () => {

@@ -1,7 +1,7 @@
-// Failed guesses of a secret (the operator token), counted per client address and over all
-// addresses, so that neither one address nor many (a botnet) can try more than a few a minute.
-// Past either limit, attempts are refused before the secret is compared at all: a right guess is
-// refused like a wrong one, or the lock would tell which guess was right.
+// Failed guesses of a secret (the operator token), counted per client address and, where a lock
+// hurts no machine, over all addresses, so that neither one address nor many (a botnet) can try
+// more than a few a minute. Past a limit, attempts are refused before the secret is compared at
+// all: a right guess is refused like a wrong one, or the lock would tell which guess was right.
 import { AppError, Errors } from '../errors.js';
 import type { Clock } from './clock.js';
 import { retryAfterSeconds, type Bucket, type MemoryRateLimiter, type RateLimiter, type Take } from './rate-limit.js';
@@ -39,6 +39,11 @@ export class GuessLimiter {
     private readonly local: MemoryRateLimiter,
     private readonly shared: RateLimiter | undefined,
     private readonly clock: Clock,
+    /**
+     * Whether failures over all addresses lock everyone out too. Not for the operator API: there
+     * strangers could lock the community application's own event feed out by guessing wrong.
+     */
+    private readonly overall = false,
   ) {}
 
   /**
@@ -62,10 +67,8 @@ export class GuessLimiter {
   }
 
   private keys(address: string): [string, Bucket][] {
-    return [
-      [`${this.scope}:${address}`, GUESSES_PER_ADDRESS],
-      // No address contains a space, so this key is no address's.
-      [`${this.scope}:all addresses`, GUESSES_OVERALL],
-    ];
+    const own: [string, Bucket] = [`${this.scope}:${address}`, GUESSES_PER_ADDRESS];
+    // No address contains a space, so this key is no address's.
+    return this.overall ? [own, [`${this.scope}:all addresses`, GUESSES_OVERALL]] : [own];
   }
 }
