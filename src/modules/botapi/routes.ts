@@ -140,7 +140,9 @@ export function botApiRoutes(app: App, s: Services): void {
   const webhookParams = requestParams(SetWebhookParams);
   app.post(
     '/openapi/bot/setWebhook',
-    secret(method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet, SetWebhookParams)),
+    secret(
+      method('Receive Updates by webhook at an https URL (switches long polling off)', WebhookSet, SetWebhookParams),
+    ),
     async (request) => {
       const p = webhookParams(request);
       return done(
@@ -161,8 +163,10 @@ export function botApiRoutes(app: App, s: Services): void {
       done(await s.delivery.deleteWebhook(bot(request).botId, deleteParams(request).drop_pending_updates ?? false)),
   );
 
-  app.post('/openapi/bot/getWebhookInfo', secret(method('The webhook and its delivery state', WebhookInfo)), async (request) =>
-    done(await s.delivery.webhookInfo(bot(request).botId)),
+  app.post(
+    '/openapi/bot/getWebhookInfo',
+    secret(method('The webhook and its delivery state', WebhookInfo)),
+    async (request) => done(await s.delivery.webhookInfo(bot(request).botId)),
   );
 
   const answerParams = requestParams(AnswerCallbackParams);
