@@ -138,9 +138,8 @@ export function createServices(deps: ServiceDeps) {
 }
 
 /**
- * Wrong operator tokens: one budget per address for the console's sign-in form and the bearer
- * checks, as it is one token (the same keys and memory). Only the form also counts over all
- * addresses: a lock of the operator API would stop the application's event feed.
+ * Wrong operator tokens on the console (its sign-in form and its bearer check): one budget per
+ * address, as it is one token (the same keys and memory); the form also counts over all addresses.
  */
 function guessLimiters(shared: RateLimiter | undefined, clock: Clock) {
   const local = new MemoryRateLimiter();

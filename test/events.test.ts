@@ -745,8 +745,6 @@ await describeStores(
       await refused('points.credited', { user_id: 'nobody', amount: '1' }, 'unknown_user');
       assert.equal(await balance(a), '12.8');
       await invalid([{ type: 'points.credited', data: { user_id: a, amount: '1.001' } }], 0, 'three decimals');
-      for (const amount of ['007', '01.5', '.5', '1.', '12345678901234'])
-        await invalid([{ type: 'points.credited', data: { user_id: a, amount } }], 0, amount);
     });
 
     // ---------------------------------------------------------------- bots

@@ -1,8 +1,9 @@
-// Guesses of the operator token are limited (audit finding): ten wrong tokens from one address,
-// on the console's sign-in form or as the operator API's bearer token, lock that address out for
-// its window, right token included; other addresses are unaffected; a hundred from anywhere lock
-// the sign-in form, never the operator API (the application's event feed); and a locked-out
-// attempt never reaches the token's comparison.
+// Guesses of the operator token on the console are limited (audit finding): ten wrong tokens from
+// one address (an IPv6 client's /64), on the sign-in form or as the console's bearer token, lock
+// that address out for its window, right token included; other addresses are unaffected; a
+// hundred from anywhere lock the sign-in form; the operator API is never locked (operator-api.md
+// answers 401, and its event feed must not be stoppable by strangers); and a locked-out attempt
+// never reaches the token's comparison.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GuessLimiter, TooManyGuesses } from '../src/lib/guess-limit.js';
@@ -30,24 +31,42 @@ async function signIn(t: TestApp, ip: string, token: string) {
   return client.post('/console/sign-in', { token });
 }
 
+/** The console's bearer check with `token` from `ip`. */
+const consoleBearer = (t: TestApp, ip: string, token: string, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'GET',
+    url: '/console/audit',
+    headers: { authorization: `Bearer ${token}`, ...headers },
+    remoteAddress: ip,
+  });
+
 await describeStoresOnFakeClock('operator token guesses, per address', (t, clock) => {
-  it('the operator API: the 11th wrong token from one address is a 429 with Retry-After; the right one waits out the window', async () => {
+  it('the operator API answers every wrong token 401, as operator-api.md says, and the right one after them', async () => {
     const ip = '198.51.100.1';
-    for (let i = 0; i < 10; i++) assert.equal((await api(t(), ip, `${WRONG}${i}`)).statusCode, 401, `guess ${i}`);
-    const limited = await api(t(), ip, WRONG);
+    for (let i = 0; i < 30; i++) assert.equal((await api(t(), ip, `${WRONG}${i}`)).statusCode, 401, `guess ${i}`);
+    assert.equal((await api(t(), ip, ADMIN_TOKEN)).statusCode, 200);
+  });
+
+  it('the console bearer: the 11th wrong token from one address is a 429 with Retry-After; the right one waits', async () => {
+    const ip = '198.51.100.6';
+    for (let i = 0; i < 10; i++) assert.equal((await consoleBearer(t(), ip, `${WRONG}${i}`)).statusCode, 401);
+    const limited = await consoleBearer(t(), ip, WRONG);
     assert.equal(limited.statusCode, 429);
     assert.equal(limited.headers['retry-after'], '6');
-    assert.deepEqual(limited.json(), {
-      error: 'too_many_attempts',
-      message: 'too many wrong operator tokens; try again in 6 s',
-    });
-    const right = await api(t(), ip, ADMIN_TOKEN);
+    const right = await consoleBearer(t(), ip, ADMIN_TOKEN);
     assert.equal(right.statusCode, 429, 'the right token is refused too, or the lock would tell it apart');
-    assert.deepEqual(right.json(), limited.json());
-    assert.equal((await api(t(), '198.51.100.2', ADMIN_TOKEN)).statusCode, 200, 'another address is unaffected');
+    assert.equal((await consoleBearer(t(), '198.51.100.7', ADMIN_TOKEN)).statusCode, 200, 'another address');
     clock.advance(REFILL_MS);
-    assert.equal((await api(t(), ip, ADMIN_TOKEN)).statusCode, 200, 'accepted once the window passed');
-    assert.equal((await api(t(), '198.51.100.1', ADMIN_TOKEN)).statusCode, 200, 'a right token is never counted');
+    assert.equal((await consoleBearer(t(), ip, ADMIN_TOKEN)).statusCode, 200, 'accepted once the window passed');
+  });
+
+  it('an IPv6 client is counted by its /64: new addresses in it are no new budget', async () => {
+    for (let i = 0; i < 10; i++) {
+      assert.equal((await consoleBearer(t(), `2001:db8:1:2::${(i + 1).toString(16)}`, WRONG)).statusCode, 401);
+    }
+    assert.equal((await consoleBearer(t(), '2001:db8:1:2:ffff::9', ADMIN_TOKEN)).statusCode, 429);
+    assert.equal((await consoleBearer(t(), '2001:db8:1:3::1', ADMIN_TOKEN)).statusCode, 200, 'the next /64');
+    clock.advance(60_000);
   });
 
   it('the console: the 11th wrong sign-in from one address is the sign-in page with 429, Retry-After and the wait', async () => {
@@ -69,29 +88,15 @@ await describeStoresOnFakeClock('operator token guesses, per address', (t, clock
     assert.equal((await signIn(t(), ip, ADMIN_TOKEN)).headers.location, '/console/', 'signed in after the window');
   });
 
-  it('the console and the operator API share one budget, and the console bearer check counts too', async () => {
+  it('the sign-in form and the console bearer share one budget', async () => {
     const ip = '198.51.100.5';
     for (let i = 0; i < 5; i++) assert.equal((await signIn(t(), ip, WRONG)).status, 303);
-    for (let i = 0; i < 5; i++) {
-      const res = await t().app.inject({
-        method: 'GET',
-        url: '/console/audit',
-        headers: { authorization: `Bearer ${WRONG}` },
-        remoteAddress: ip,
-      });
-      assert.equal(res.statusCode, 401);
-    }
-    const limited = await api(t(), ip, ADMIN_TOKEN);
+    for (let i = 0; i < 5; i++) assert.equal((await consoleBearer(t(), ip, WRONG)).statusCode, 401);
+    const limited = await consoleBearer(t(), ip, ADMIN_TOKEN);
     assert.equal(limited.statusCode, 429);
-    const console = await t().app.inject({
-      method: 'GET',
-      url: '/console/audit',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      remoteAddress: ip,
-    });
-    assert.equal(console.statusCode, 429);
-    assert.equal(console.headers['retry-after'], '6');
-    clock.advance(REFILL_MS);
+    assert.equal(limited.headers['retry-after'], '6');
+    assert.equal((await signIn(t(), ip, ADMIN_TOKEN)).status, 429);
+    clock.advance(60_000);
   });
 });
 
@@ -118,12 +123,7 @@ await describeStoresOnFakeClock(
   (t, clock) => {
     it('counts the client X-Forwarded-For names, not the proxy, and only from a proxy TRUST_PROXY lists', async () => {
       const via = (client: string, proxy: string, token: string) =>
-        t().app.inject({
-          method: 'GET',
-          url: '/internal/v1/messages',
-          headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': client },
-          remoteAddress: proxy,
-        });
+        consoleBearer(t(), proxy, token, { 'x-forwarded-for': client });
       for (let i = 0; i < 10; i++) assert.equal((await via('192.0.2.1', '10.0.0.2', WRONG)).statusCode, 401);
       assert.equal((await via('192.0.2.1', '10.0.0.2', ADMIN_TOKEN)).statusCode, 429, 'that client is locked');
       assert.equal(

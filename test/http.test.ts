@@ -162,6 +162,7 @@ await describeStores('answers that carry a secret', (t) => {
     noStore(await operator('/internal/v1/apps', body({ name: 'a', redirect_uris: [] })), 201);
     const bot = await operator('/internal/v1/bots', body({ name: 'b' }));
     noStore(bot, 201);
+    noStore(await operator('/internal/v1/sessions', JSON.stringify({ user_id: owner.user_id })), 200);
     const headers = { 'x-api-key': bot.json<{ api_key: string }>().api_key };
     const call = (method: string, payload: Record<string, unknown>) =>
       t().app.inject({ method: 'POST', url: `/openapi/bot/${method}`, headers, payload });

@@ -51,6 +51,14 @@ it('masks the App Key of a Telegram bot token in the path, keeping the bot id', 
   const all = lines.join('\n');
   assert.ok(all.includes('"/telegram/bot1000003:[redacted]/getMe?x=1"'), `request not logged masked:\n${all}`);
   assert.ok(!all.includes(secret(5)), `the App Key in the log:\n${all}`);
+  // A path too long to route is refused without repeating it.
+  const long = await logged.inject({ method: 'GET', url: `/telegram/bot1000003:${secret(8)}/${'a'.repeat(5000)}` });
+  assert.equal(long.statusCode, 400);
+  assert.deepEqual(long.json(), {
+    ok: false,
+    error_code: 400,
+    description: 'Bad Request: url: a path segment is too long',
+  });
   assert.deepEqual(
     [`/telegram/bot${secret(6)}/getMe`, `/telegram/%62ot1:${secret(7)}/x`, '/telegram/bot1:/getMe'].map(redactedUrl),
     ['/telegram/bot[redacted]/getMe', '/telegram/[redacted]/x', '/telegram/bot1:[redacted]/getMe'],

@@ -29,6 +29,9 @@ export function toAppError(error: unknown, url: string): AppError {
       return new AppError(paramErrorFor(url), 'body: content length does not match');
     case 'FST_ERR_BAD_URL':
       return new AppError(paramErrorFor(url), 'url: malformed percent-escape or invalid UTF-8');
+    // Fastify's message repeats the path, which may hold a secret (a Telegram bot token).
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError(paramErrorFor(url), 'url: a path segment is too long');
     default:
       return error.statusCode !== undefined && error.statusCode < 500
         ? new AppError(paramErrorFor(url), error.message)

@@ -2,6 +2,7 @@
 // hurts no machine, over all addresses, so that neither one address nor many (a botnet) can try
 // more than a few a minute. Past a limit, attempts are refused before the secret is compared at
 // all: a right guess is refused like a wrong one, or the lock would tell which guess was right.
+import { isIPv6 } from 'node:net';
 import { AppError, Errors } from '../errors.js';
 import type { Clock } from './clock.js';
 import { retryAfterSeconds, type Bucket, type MemoryRateLimiter, type RateLimiter, type Take } from './rate-limit.js';
@@ -22,6 +23,25 @@ export class TooManyGuesses extends AppError {
   }
 }
 
+/** An IPv4 client as it is; an IPv6 one by its /64 (an IPv4-mapped one as IPv4). */
+export function networkOf(address: string): string {
+  const bare = address.replace(/%.*$/, '');
+  if (!isIPv6(bare)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+  if (mapped?.[1] !== undefined) return mapped[1];
+  const [head = '', tail] = bare.split('::');
+  const before = head === '' ? [] : head.split(':');
+  const after = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups =
+    tail === undefined
+      ? before
+      : [...before, ...new Array<string>(8 - before.length - after.length).fill('0'), ...after];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`;
+}
+
 const waitOf = (takes: readonly Take[]): number => Math.max(0, ...takes.map((t) => (t.ok ? 0 : t.retryAfterMs)));
 
 export class GuessLimiter {
@@ -31,8 +51,8 @@ export class GuessLimiter {
    * guess are two round trips apart, so guesses sent at once could all pass the check; the local
    * limiter is checked and counted within one turn of the event loop (after Redis answered), which
    * caps such a burst at the limit on each instance. In memory, buckets are forgotten once full
-   * again, and once the overall limit is reached nothing new is counted, so a stranger rotating
-   * addresses holds at most a few hundred buckets.
+   * again (6 to 60 s after a guess); an IPv6 client is counted by its /64, which one subscriber
+   * holds whole, so a bucket costs a stranger a network, not an address.
    */
   constructor(
     private readonly scope: string,
@@ -40,8 +60,7 @@ export class GuessLimiter {
     private readonly shared: RateLimiter | undefined,
     private readonly clock: Clock,
     /**
-     * Whether failures over all addresses lock everyone out too. Not for the operator API: there
-     * strangers could lock the community application's own event feed out by guessing wrong.
+     * Whether failures over all addresses lock everyone out too (the console's sign-in form).
      */
     private readonly overall = false,
   ) {}
@@ -67,7 +86,7 @@ export class GuessLimiter {
   }
 
   private keys(address: string): [string, Bucket][] {
-    const own: [string, Bucket] = [`${this.scope}:${address}`, GUESSES_PER_ADDRESS];
+    const own: [string, Bucket] = [`${this.scope}:${networkOf(address)}`, GUESSES_PER_ADDRESS];
     // No address contains a space, so this key is no address's.
     return this.overall ? [own, [`${this.scope}:all addresses`, GUESSES_OVERALL]] : [own];
   }

@@ -4,12 +4,9 @@ import { Type } from 'typebox';
 export const Id = Type.String({ minLength: 1, maxLength: 128 });
 export const OptionalText = (maxLength = 2048) => Type.Optional(Type.String({ maxLength }));
 export const ChainId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
-/**
- * Decimal text (toCents's form: no leading zeros, at most two decimals) or a number; a number's
- * decimals and the value's range are checked by toCents (a refusal, not malformed input).
- */
+/** Decimal text or number with at most two decimals; the exact range is checked by toCents. */
 export const Amount = Type.Union([
-  Type.String({ pattern: '^\\s*(0|[1-9]\\d{0,12})(\\.\\d{1,2})?\\s*$', maxLength: 20 }),
+  Type.String({ pattern: '^\\s*\\d+(\\.\\d{1,2})?\\s*$', maxLength: 20 }),
   Type.Number({ minimum: 0, maximum: 9_999_999_999_999.99 }),
 ]);
 export const DateTimeText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' });

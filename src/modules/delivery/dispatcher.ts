@@ -286,6 +286,8 @@ export class WebhookDispatcher {
       .updateTable('updates')
       .set({ attempts: sql`attempts + 1`, next_attempt_at: now + delay, last_error: attempt.error })
       .where('seq', '=', h.seq)
+      // A new Webhook URL set while this attempt was out restarted the retries: they stay due now.
+      .where('attempts', '=', h.attempts)
       .execute();
     await tx
       .updateTable('bots')

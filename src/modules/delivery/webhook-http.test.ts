@@ -237,6 +237,19 @@ describe('webhook host names: c-ares with a time limit', () => {
     assert.equal(await checkWebhookUrl('https://hook.example/', false, mixed), 'resolves to a private address');
   });
 
+  it('at the limit, a family that answered is enough (resolvers that drop AAAA queries)', async () => {
+    const noAaaa = dns({ resolve4: () => Promise.resolve(['93.184.216.34']), resolve6: never });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, noAaaa), undefined);
+    const privateV4 = dns({ resolve4: () => Promise.resolve(['10.0.0.1']), resolve6: never });
+    assert.equal(await checkWebhookUrl('https://hook.example/', false, privateV4), 'resolves to a private address');
+  });
+
+  it('refuses port 0 and user:password@ in the URL', async () => {
+    assert.equal(await checkWebhookUrl('https://8.8.8.8:0/', false), 'must not use port 0');
+    assert.equal(await checkWebhookUrl('https://user:pw@8.8.8.8/', false), 'must not contain user:password@');
+    assert.equal(await checkWebhookUrl('http://u@127.0.0.1:1234/', true), 'must not contain user:password@');
+  });
+
   it('localhost names are loopback without asking DNS (c-ares does not read /etc/hosts)', async () => {
     for (const url of ['https://localhost/', 'https://api.localhost./']) {
       assert.equal(await checkWebhookUrl(url, false, silent), 'resolves to a private address', url);

@@ -79,15 +79,27 @@ async function resolveHost(hostname: string, family: 0 | 4 | 6, dns: WebhookDns)
       addresses.map((address): LookupAddress => ({ address, family: f })),
     );
   const families: (4 | 6)[] = family === 0 ? [4, 6] : [family];
+  /** Answers as they arrive: at the limit, a family that answered is enough (some resolvers drop AAAA). */
+  const found: LookupAddress[] = [];
   let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<never>((_resolve, reject) => {
+  const limit = new Promise<'late'>((resolve) => {
     timer = setTimeout(() => {
-      reject(new DnsTimeoutError(RESOLVE_TOO_SLOW));
+      resolve('late');
     }, dns.limitMs);
   });
   try {
+    const queries = families.map((f) =>
+      query(f).then((addresses) => {
+        found.push(...addresses);
+        return addresses;
+      }),
+    );
     // One family may lack records (ENODATA) while the other has them.
-    const settled = await Promise.race([Promise.allSettled(families.map(query)), limit]);
+    const settled = await Promise.race([Promise.allSettled(queries), limit]);
+    if (settled === 'late') {
+      if (found.length > 0) return [...found];
+      throw new DnsTimeoutError(RESOLVE_TOO_SLOW);
+    }
     const addresses = settled.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
     if (addresses.length > 0) return addresses;
     // c-ares gave up on every query (its tries ran out): as slow as the limit, not an answer.
@@ -165,6 +177,9 @@ export const INSECURE_REFUSED =
 function precheck(url: string, allowInsecure: boolean): { url: URL } | { reason: string } {
   const parsed = allowInsecure ? webUrl(url, ['http:', 'https:']) : webUrl(url, ['https:'], INSECURE_REFUSED);
   if (typeof parsed === 'string') return { reason: parsed };
+  // Nothing listens on port 0, and credentials in the URL would be shown back by getWebhookInfo.
+  if (parsed.port === '0') return { reason: 'must not use port 0' };
+  if (parsed.username !== '' || parsed.password !== '') return { reason: 'must not contain user:password@' };
   if (allowInsecure) return { url: parsed };
   const ip = literalIp(parsed.hostname);
   if (ip !== undefined && isDisallowedAddress(ip)) return { reason: PRIVATE_ADDRESS };

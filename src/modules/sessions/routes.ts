@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { operatorErrors, strict } from '../../http/internal.js';
+import { noStore } from '../../http/no-store.js';
 import type { App } from '../../http/types.js';
 import { Id } from '../../lib/schemas.js';
 import type { Services } from '../../services.js';
@@ -8,6 +9,7 @@ export function sessionRoutes(app: App, s: Services): void {
   app.post(
     '/internal/v1/sessions',
     {
+      onRequest: noStore,
       schema: {
         tags: ['Operator'],
         summary: 'Sign a user in to the authorize page and the developer site',

@@ -12,27 +12,26 @@ export const IdParam = Type.Union([Type.String({ minLength: 1, maxLength: 128 })
 });
 
 /**
- * A Telegram number names the chat it was given to; text that names none (a platform id made of
- * digits, as bots' are, or one beyond 2^53) is read as a platform id, which later steps look up.
+ * A Telegram number names the chat it was given to; text that cannot be one (a platform id, or
+ * digits beyond 2^53, as every bot's platform id is) is read as a platform id, which later steps
+ * look up. Numbers arrive as text too (IdParam), so a number that names no chat is not found.
  */
 export async function resolveChat(s: Services, id: number | string): Promise<ChatRef> {
   const n = numberOf(id);
-  if (typeof n === 'number') {
-    const found =
-      n < 0
-        ? { type: 'group' as const, id: (await s.telegramReads.groupIdByNumber.first([n]))?.group_id }
-        : { type: 'private' as const, id: (await s.telegramReads.userIdByNumber.first([n]))?.user_id };
-    if (found.id !== undefined) return { type: found.type, id: found.id };
-  }
-  if (typeof id === 'string') return s.messaging.chat(id, undefined);
-  throw badRequest(CHAT_NOT_FOUND);
+  if (typeof n !== 'number') return s.messaging.chat(String(id), undefined);
+  const found =
+    n < 0
+      ? { type: 'group' as const, id: (await s.telegramReads.groupIdByNumber.first([n]))?.group_id }
+      : { type: 'private' as const, id: (await s.telegramReads.userIdByNumber.first([n]))?.user_id };
+  if (found.id === undefined) throw badRequest(CHAT_NOT_FOUND);
+  return { type: found.type, id: found.id };
 }
 
 /** As resolveChat, for a user. */
 export async function resolveUser(s: Services, id: number | string): Promise<string> {
   const n = numberOf(id);
-  const userId = typeof n === 'number' ? (await s.telegramReads.userIdByNumber.first([n]))?.user_id : undefined;
-  if (userId !== undefined) return userId;
-  if (typeof id === 'string') return id;
-  throw badRequest('user not found');
+  if (typeof n !== 'number') return String(id);
+  const userId = (await s.telegramReads.userIdByNumber.first([n]))?.user_id;
+  if (userId === undefined) throw badRequest('user not found');
+  return userId;
 }

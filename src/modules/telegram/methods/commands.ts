@@ -34,7 +34,11 @@ const Scope = Type.Optional(
 const Where = {
   scope: Scope,
   language_code: Type.Optional(
-    Type.String({ pattern: '^([a-z]{2})?$', description: 'two-letter ISO 639-1 code; empty: every language' }),
+    Type.String({
+      pattern: '^([a-z]{2})?$',
+      description: 'two-letter ISO 639-1 code; empty: every language',
+      examples: ['en'],
+    }),
   ),
 };
 
