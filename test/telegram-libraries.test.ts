@@ -1,7 +1,7 @@
 // What bot libraries written against api.telegram.org send, and Telegram's server accepts: limits
 // out of range (brought into range), Python's "True" for a boolean, null or empty JSON values (not
 // given), ChatMember fields aiogram requires, command scopes named any way Telegram names a chat,
-// and a path without /bot<token>/. Both stores.
+// chat actions, and a path without /bot<token>/. Both stores.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeStores } from './helpers/app.js';
@@ -179,6 +179,17 @@ await describeStores('what Telegram bot libraries send', (t) => {
     });
     assert.equal(r.statusCode, 400, r.body);
     assert.deepEqual(resultOf(await telegram('getMyCommands', { scope: { type: 'default' } })), []);
+  });
+
+  it('sendChatAction takes the actions Telegram takes, in any case, and refuses others as Telegram does', async () => {
+    for (const action of ['typing', 'UPLOAD_PHOTO', 'record_voice', 'upload_audio', 'choose_sticker'])
+      assert.equal(resultOf(await telegram('sendChatAction', { chat_id: groupId, action }), action), true);
+    for (const action of ['dancing', '', 'typing '])
+      refused(
+        await telegram('sendChatAction', { chat_id: groupId, action }),
+        'Bad Request: wrong parameter action in request',
+        action,
+      );
   });
 
   it('a path without /bot<token>/ is Not Found, as on Telegram', async () => {

@@ -151,6 +151,23 @@ function photoContent(
   return { objectName: 'richtext', rich: true, title: null, content, replyMarkup: keyboard };
 }
 
+/** The actions Telegram takes (with the older names of two of them), as its server reads them: in any case. */
+const CHAT_ACTIONS = new Set([
+  'typing',
+  'upload_photo',
+  'record_video',
+  'upload_video',
+  'record_voice',
+  'upload_voice',
+  'record_audio',
+  'upload_audio',
+  'upload_document',
+  'choose_sticker',
+  'find_location',
+  'record_video_note',
+  'upload_video_note',
+]);
+
 export const messageMethods = [
   method({
     name: 'sendMessage',
@@ -231,6 +248,7 @@ export const messageMethods = [
     }),
     result: Type.Literal(true),
     run: async (call, p) => {
+      if (!CHAT_ACTIONS.has(p.action.toLowerCase())) throw badRequest('wrong parameter action in request');
       await chatOf(call, p.chat_id);
       return true as const;
     },
