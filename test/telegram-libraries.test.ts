@@ -108,25 +108,29 @@ await describeStores('what Telegram bot libraries send', (t) => {
       >;
     const creator = await member(owner.user_id);
     assert.deepEqual({ ...creator, user: undefined }, { status: 'creator', user: undefined, is_anonymous: false });
-    assert.deepEqual(
-      { ...(await member(bot.bot_user_id)), user: undefined },
-      {
-        status: 'administrator',
-        user: undefined,
-        can_be_edited: false,
-        is_anonymous: false,
-        can_manage_chat: true,
-        can_delete_messages: true,
-        can_manage_video_chats: false,
-        can_restrict_members: true,
-        can_promote_members: false,
-        can_change_info: false,
-        can_invite_users: true,
-        can_post_stories: false,
-        can_edit_stories: false,
-        can_delete_stories: false,
-      },
-    );
+    // ChatMemberAdministrator's fields that aiogram requires, by value: what a moderator may do.
+    const admin = await member(bot.bot_user_id);
+    const holding = (value: boolean) =>
+      Object.keys(admin)
+        .filter((k) => admin[k] === value)
+        .sort();
+    assert.equal(admin.status, 'administrator');
+    assert.deepEqual(holding(true), [
+      'can_delete_messages',
+      'can_invite_users',
+      'can_manage_chat',
+      'can_restrict_members',
+    ]);
+    assert.deepEqual(holding(false), [
+      'can_be_edited',
+      'can_change_info',
+      'can_delete_stories',
+      'can_edit_stories',
+      'can_manage_video_chats',
+      'can_post_stories',
+      'can_promote_members',
+      'is_anonymous',
+    ]);
     assert.deepEqual(Object.keys(await member(user.user_id)), ['status', 'user']);
   });
 
