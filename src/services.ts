@@ -8,7 +8,7 @@ import { systemClock, type Clock } from './lib/clock.js';
 import { SecretBox } from './lib/crypto.js';
 import { Invalidations } from './lib/invalidation.js';
 import { GuessLimiter } from './lib/guess-limit.js';
-import { MemoryRateLimiter, type RateLimiter } from './lib/rate-limit.js';
+import { MemoryRateLimiter } from './lib/rate-limit.js';
 import { localSharedState, type SharedState } from './lib/shared-state.js';
 import { ActivitiesService, activityEvents } from './modules/activities/index.js';
 import { appReads, type AuthDeps, CredentialStore } from './modules/auth/index.js';
@@ -108,7 +108,13 @@ export function createServices(deps: ServiceDeps) {
     shared,
     metrics,
     adminTokenHash: deps.adminTokenHash,
-    ...guessLimiters(shared.redis === undefined ? undefined : shared.limiter, clock),
+    /** Wrong operator tokens on the console (its sign-in form and its bearer check): one budget, one token. */
+    operatorGuesses: new GuessLimiter(
+      'operator',
+      new MemoryRateLimiter(),
+      shared.redis === undefined ? undefined : shared.limiter,
+      clock,
+    ),
     work,
     invalidations,
     credentials,
@@ -134,17 +140,5 @@ export function createServices(deps: ServiceDeps) {
     telegramReads: telegramReads(db),
     playground: new PlaygroundService(db, events),
     console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),
-  };
-}
-
-/**
- * Wrong operator tokens on the console (its sign-in form and its bearer check): one budget per
- * address, as it is one token (the same keys and memory); the form also counts over all addresses.
- */
-function guessLimiters(shared: RateLimiter | undefined, clock: Clock) {
-  const local = new MemoryRateLimiter();
-  return {
-    operatorGuesses: new GuessLimiter('operator', local, shared, clock),
-    consoleSignIns: new GuessLimiter('operator', local, shared, clock, true),
   };
 }

@@ -1,9 +1,8 @@
 // Guesses of the operator token on the console are limited (audit finding): ten wrong tokens from
 // one address (an IPv6 client's /64), on the sign-in form or as the console's bearer token, lock
-// that address out for its window, right token included; other addresses are unaffected; a
-// hundred from anywhere lock the sign-in form; the operator API is never locked (operator-api.md
-// answers 401, and its event feed must not be stoppable by strangers); and a locked-out attempt
-// never reaches the token's comparison.
+// that address out for its window, right token included; other addresses are unaffected, however
+// many guess; the operator API is never locked (operator-api.md answers 401, and its event feed
+// must not be stoppable by strangers); and a locked-out attempt never reaches the comparison.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { GuessLimiter, TooManyGuesses } from '../src/lib/guess-limit.js';
@@ -101,19 +100,10 @@ await describeStoresOnFakeClock('operator token guesses, per address', (t, clock
 });
 
 await describeStoresOnFakeClock('operator token guesses, over all addresses', (t, clock) => {
-  it('a hundred wrong tokens from a hundred addresses lock the sign-in form for everyone, never the operator API', async () => {
-    // Wrong bearer tokens count for their own address only.
-    for (let i = 0; i < 100; i++) assert.equal((await api(t(), `198.18.0.${i}`, WRONG)).statusCode, 401, `api ${i}`);
-    assert.equal((await signIn(t(), '203.0.113.199', ADMIN_TOKEN)).headers.location, '/console/');
+  it('a hundred wrong sign-ins from a hundred addresses lock no one else out (strangers cannot lock the console)', async () => {
     for (let i = 0; i < 100; i++) assert.equal((await signIn(t(), `203.0.113.${i}`, WRONG)).status, 303, `form ${i}`);
-    const fresh = await signIn(t(), '203.0.113.200', ADMIN_TOKEN);
-    assert.equal(fresh.status, 429, 'an address that never guessed is refused on the form');
-    assert.equal(fresh.headers['retry-after'], '1');
-    // Strangers cannot stop the application's feed: the API answers every address's right token.
-    assert.equal((await api(t(), '203.0.113.201', ADMIN_TOKEN)).statusCode, 200);
-    // 100 a minute: one more is allowed 0.6 s later.
-    clock.advance(600);
     assert.equal((await signIn(t(), '203.0.113.200', ADMIN_TOKEN)).headers.location, '/console/');
+    assert.equal((await api(t(), '203.0.113.201', ADMIN_TOKEN)).statusCode, 200);
     clock.advance(60_000);
   });
 });

@@ -427,7 +427,6 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
     for (const wrong of [
       { amount: '12.51' },
       { amount: 100 },
-      { amount: '012.50' },
       { pay_type: 'receive' },
       { payer_user_id: dev.user_id },
       { receiver_user_id: payer.user_id },

@@ -134,6 +134,21 @@ await describeStores('what Telegram bot libraries send', (t) => {
     assert.deepEqual(Object.keys(await member(user.user_id)), ['status', 'user']);
   });
 
+  it('a platform id made of digits (as the application gives its users) still names its user', async () => {
+    const digits = String(Date.now()).slice(-9);
+    const [numeric] = (await createUsers(t().app, 1, { user_id: digits })) as [TestUser];
+    await applyEvents(t().app, [
+      { type: 'group.member.joined', data: { group_id: groupId, user_id: numeric.user_id } },
+    ]);
+    const chat = resultOf(await telegram('getChat', { chat_id: digits }), digits) as { id: number; type: string };
+    assert.equal(chat.type, 'private');
+    assert.notEqual(String(chat.id), digits, 'its Telegram number is another');
+    for (const userId of [digits, chat.id, String(chat.id)]) {
+      const m = resultOf(await telegram('getChatMember', { chat_id: groupId, user_id: userId }), String(userId));
+      assert.equal((m as { status: string }).status, 'member', String(userId));
+    }
+  });
+
   it('a command scope names a chat by its number, the number as text or the platform id: one list', async () => {
     const chat = resultOf(await telegram('getChat', { chat_id: groupId })) as { id: number };
     const commands = [{ command: 'start', description: 'Start' }];

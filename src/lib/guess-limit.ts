@@ -1,7 +1,8 @@
-// Failed guesses of a secret (the operator token), counted per client address and, where a lock
-// hurts no machine, over all addresses, so that neither one address nor many (a botnet) can try
-// more than a few a minute. Past a limit, attempts are refused before the secret is compared at
-// all: a right guess is refused like a wrong one, or the lock would tell which guess was right.
+// Failed guesses of a secret (the operator token, on the console), counted per client address (an
+// IPv6 client's /64), so that one address cannot try more than a few a minute. No limit counts
+// over all addresses: it would let strangers lock everyone out. Past the limit, attempts are
+// refused before the secret is compared at all: a right guess is refused like a wrong one, or the
+// lock would tell which guess was right.
 import { isIPv6 } from 'node:net';
 import { AppError, Errors } from '../errors.js';
 import type { Clock } from './clock.js';
@@ -9,10 +10,8 @@ import { retryAfterSeconds, type Bucket, type MemoryRateLimiter, type RateLimite
 
 /** 10 failures from one address, then one more every 6 s (10 a minute). */
 export const GUESSES_PER_ADDRESS: Bucket = { burst: 10, perSecond: 10 / 60 };
-/** 100 failures over all addresses, then 100 a minute. */
-export const GUESSES_OVERALL: Bucket = { burst: 100, perSecond: 100 / 60 };
 
-/** A refused attempt: the 429 of the operator API, with Retry-After; pages show `retryAfterS`. */
+/** A refused attempt: a 429 with Retry-After; the sign-in page shows `retryAfterS`. */
 export class TooManyGuesses extends AppError {
   readonly retryAfterS: number;
   constructor(retryAfterMs: number) {
@@ -59,14 +58,10 @@ export class GuessLimiter {
     private readonly local: MemoryRateLimiter,
     private readonly shared: RateLimiter | undefined,
     private readonly clock: Clock,
-    /**
-     * Whether failures over all addresses lock everyone out too (the console's sign-in form).
-     */
-    private readonly overall = false,
   ) {}
 
   /**
-   * Runs `check` unless the address or everyone is locked out (then throws TooManyGuesses without
+   * Runs `check` unless the address is locked out (then throws TooManyGuesses without
    * running it); an undefined answer is a failed guess and is counted. `check` must compare the
    * secret before its first await, so that on this instance no other attempt passes in between.
    */
@@ -86,8 +81,6 @@ export class GuessLimiter {
   }
 
   private keys(address: string): [string, Bucket][] {
-    const own: [string, Bucket] = [`${this.scope}:${networkOf(address)}`, GUESSES_PER_ADDRESS];
-    // No address contains a space, so this key is no address's.
-    return this.overall ? [own, [`${this.scope}:all addresses`, GUESSES_OVERALL]] : [own];
+    return [[`${this.scope}:${networkOf(address)}`, GUESSES_PER_ADDRESS]];
   }
 }

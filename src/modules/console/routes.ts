@@ -135,7 +135,7 @@ export function consoleRoutes(app: App, s: Services): void {
       let session: string | undefined;
       try {
         // signIn compares the token before its first await, as the limiter needs.
-        session = await s.consoleSignIns.attempt(request.ip, () =>
+        session = await s.operatorGuesses.attempt(request.ip, () =>
           s.console.signIn(token, name ?? '').catch((e: unknown) => {
             if (e instanceof AppError && e.def === Errors.unauthorized) return undefined;
             throw e;

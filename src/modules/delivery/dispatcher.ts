@@ -286,8 +286,17 @@ export class WebhookDispatcher {
       .updateTable('updates')
       .set({ attempts: sql`attempts + 1`, next_attempt_at: now + delay, last_error: attempt.error })
       .where('seq', '=', h.seq)
-      // A new Webhook URL set while this attempt was out restarted the retries: they stay due now.
-      .where('attempts', '=', h.attempts)
+      // A new Webhook URL set while this attempt was out to the old one: the Update stays as the
+      // change left it (due now, or leased for its first attempt), not pushed back by the old receiver.
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('bots')
+            .select('bots.bot_user_id')
+            .where('bots.bot_user_id', '=', h.bot_user_id)
+            .where('bots.webhook_url', '=', h.webhook_url ?? ''),
+        ),
+      )
       .execute();
     await tx
       .updateTable('bots')
