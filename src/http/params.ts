@@ -5,7 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, Errors } from '../errors.js';
 import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../lib/nul.js';
-import { compileCoercing, describeValidation } from './validation.js';
+import { compileCoercing, describeValidation, parameterKinds } from './validation.js';
 
 /** Fields that carry JSON inside a form field; the literal `null` and `[]` mean "not given". */
 const STRUCTURED = new Set(['reply_markup', 'mention_ids', 'allowed_updates']);
@@ -46,14 +46,36 @@ function decode(raw: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-/** A reader of one method's parameters from a request; throws a parameter error naming the field. */
+/** Booleans as form text: Python's requests sends True as "True". */
+const BOOLEAN_TEXT: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['false', false],
+  ['1', true],
+  ['0', false],
+]);
+
+/**
+ * A reader of one method's parameters from a request; throws a parameter error naming the field.
+ * An optional parameter given as null, or as empty text where it may be empty, is one not given
+ * (SDKs send unset fields so), and a boolean may be True or False in any case, or 1 or 0.
+ */
 export function requestParams<S extends TSchema>(schema: S): (request: FastifyRequest) => Static<S> {
   const validate = compileCoercing(schema);
+  const { booleans, optional, blankable } = parameterKinds(schema);
   return (request) => {
     const merged = decode({
       ...(isRecord(request.query) ? request.query : {}),
       ...(isRecord(request.body) ? request.body : {}),
     });
+    for (const key of optional) {
+      const value = merged[key];
+      if (value === null || (value === '' && blankable.has(key))) Reflect.deleteProperty(merged, key);
+    }
+    for (const key of booleans) {
+      const value = merged[key];
+      const read = typeof value === 'string' ? BOOLEAN_TEXT.get(value.toLowerCase()) : undefined;
+      if (read !== undefined) merged[key] = read;
+    }
     if (!validate(merged))
       throw new AppError(Errors.paramError, describeValidation('', validate.errors ?? []).replace(/^\./, ''));
     return merged;

@@ -49,6 +49,30 @@ export function validatorCompiler(eager: boolean): FastifySchemaCompiler<object>
 /** A validator that coerces text to the schema's types (form fields, query strings) and applies defaults. */
 export const compileCoercing = <S extends TSchema>(schema: S) => coercing.compile<Static<S>>(schema);
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/**
+ * An object schema's parameters: those of boolean type; those it does not require (or gives a
+ * default); and of those, the ones that may be empty text (no minLength: a field that may not be
+ * empty keeps its own answer for "").
+ */
+export function parameterKinds(schema: TSchema): { booleans: string[]; optional: Set<string>; blankable: Set<string> } {
+  const properties = 'properties' in schema ? schema.properties : undefined;
+  const required = 'required' in schema && Array.isArray(schema.required) ? schema.required : [];
+  if (!isRecord(properties)) return { booleans: [], optional: new Set(), blankable: new Set() };
+  const names = Object.keys(properties);
+  const field = (k: string): Record<string, unknown> => {
+    const p = properties[k];
+    return isRecord(p) ? p : {};
+  };
+  const optional = names.filter((k) => !required.includes(k) || 'default' in field(k));
+  return {
+    booleans: names.filter((k) => field(k).type === 'boolean'),
+    optional: new Set(optional),
+    blankable: new Set(optional.filter((k) => !(Number(field(k).minLength ?? 0) > 0))),
+  };
+}
+
 /** One failed check, as Ajv (route schemas) and TypeBox's compiler (event envelopes and data) report it. */
 export interface ValidationIssue {
   readonly keyword?: string;

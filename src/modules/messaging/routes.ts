@@ -53,7 +53,7 @@ export function messagingRoutes(app: App, s: Services): void {
       return send(request, reply, {
         ...contentOf(b, allowed, 'group'),
         chat: { type: 'group', id: b.group_id },
-        mentionUserIds: b.to_user_id === undefined ? [] : [b.to_user_id],
+        mentionUserIds: b.to_user_id === undefined || b.to_user_id === null ? [] : [b.to_user_id],
       });
     });
   }

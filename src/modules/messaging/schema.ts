@@ -52,7 +52,11 @@ const signedFields = {
 export const GroupSendBody = Type.Object(
   {
     group_id: target('the group to send to'),
-    to_user_id: Type.Optional(Type.String({ maxLength: 128, description: 'user to mention; may be empty' })),
+    to_user_id: Type.Optional(
+      Type.Union([Type.String({ maxLength: 128 }), Type.Null()], {
+        description: 'user to mention; may be empty or null',
+      }),
+    ),
     object_name: Type.String({ description: 'text, richtext (signed generation); RC:TxtMsg, RCD:Graphic (key-only)' }),
     title: Type.Optional(Type.Unknown({ description: TITLE })),
     content: Type.Optional(Type.Unknown({ description: CONTENT })),

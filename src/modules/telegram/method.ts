@@ -1,7 +1,7 @@
 // One Telegram method: its parameter and result schemas (for validation and the OpenAPI document)
 // and what it does. The methods of a group live in methods/*.ts; routes.ts serves them all.
 import type { Static, TSchema } from 'typebox';
-import { compileCoercing, describeValidation } from '../../http/validation.js';
+import { compileCoercing, describeValidation, parameterKinds } from '../../http/validation.js';
 import type { Services } from '../../services.js';
 import type { Credential } from '../auth/index.js';
 import { badRequest } from './errors.js';
@@ -30,15 +30,6 @@ export interface TelegramMethod {
 /** Telegram reads a boolean given as text as true for "true", "yes" or "1" in any case, else false. */
 const telegramBool = (text: string): boolean => /^(?:true|yes|1)$/i.test(text);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
-
-/** The parameters a method's schema declares boolean (pyTelegramBotAPI sends Python's "True"). */
-function booleanParams(schema: TSchema): string[] {
-  const properties = 'properties' in schema ? schema.properties : undefined;
-  if (!isRecord(properties)) return [];
-  return Object.entries(properties).flatMap(([key, p]) => (isRecord(p) && p.type === 'boolean' ? [key] : []));
-}
-
 export function method<P extends TSchema, R extends TSchema>(m: {
   name: string;
   summary: string;
@@ -47,7 +38,7 @@ export function method<P extends TSchema, R extends TSchema>(m: {
   run(call: MethodCall, params: Static<P>): Promise<Static<R>>;
 }): TelegramMethod {
   const validate = compileCoercing(m.params);
-  const flags = booleanParams(m.params);
+  const flags = parameterKinds(m.params).booleans;
   return {
     name: m.name,
     summary: m.summary,
