@@ -52,6 +52,9 @@ await describeStores('bot methods as SDKs fill their forms', (t) => {
     const updates = result(await call('getUpdates', { offset: '', limit: '', timeout: '' }), 'getUpdates');
     assert.ok(Array.isArray(updates), 'an array of Updates');
     // A field that may not be empty keeps its answer.
+    const secret = await call('setWebhook', { url: 'https://127.0.0.1/hook', secret_token: '' });
+    assert.equal(secret.body.ok, false, JSON.stringify(secret.body));
+    assert.match(String(secret.body.message), /^Bad Request: secret_token: /);
     failed(
       await call('sendMessage', { chat_id: user.user_id, text: '' }),
       400,

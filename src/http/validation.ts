@@ -53,8 +53,8 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /**
  * An object schema's parameters: those of boolean type; those it does not require (or gives a
- * default); and of those, the ones that may be empty text (no minLength: a field that may not be
- * empty keeps its own answer for "").
+ * default); and of those, the ones that may be empty text (no minLength or pattern: a field that
+ * may not be empty keeps its own answer for "").
  */
 export function parameterKinds(schema: TSchema): { booleans: string[]; optional: Set<string>; blankable: Set<string> } {
   const properties = 'properties' in schema ? schema.properties : undefined;
@@ -69,7 +69,7 @@ export function parameterKinds(schema: TSchema): { booleans: string[]; optional:
   return {
     booleans: names.filter((k) => field(k).type === 'boolean'),
     optional: new Set(optional),
-    blankable: new Set(optional.filter((k) => !(Number(field(k).minLength ?? 0) > 0))),
+    blankable: new Set(optional.filter((k) => !(Number(field(k).minLength ?? 0) > 0) && !('pattern' in field(k)))),
   };
 }
 

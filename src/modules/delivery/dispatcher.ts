@@ -282,26 +282,31 @@ export class WebhookDispatcher {
     // Retry-After may ask for more than the backoff, never more than its cap (decisions.md section 2).
     const retryAfter = Math.min(attempt.retryAfterMs ?? 0, this.config.webhookRetryMaxMs);
     const delay = Math.max(backoffMs(h.attempts, this.config), retryAfter);
+    const url = h.webhook_url ?? '';
     await tx
       .updateTable('updates')
       .set({ attempts: sql`attempts + 1`, next_attempt_at: now + delay, last_error: attempt.error })
       .where('seq', '=', h.seq)
-      // A new Webhook URL set while this attempt was out to the old one: the Update stays as the
-      // change left it (due now, or leased for its first attempt), not pushed back by the old receiver.
+      // A new Webhook URL set while this attempt was out to the old one leaves the Update as the
+      // change left it (due now, or leased for its first attempt), not pushed back by the old
+      // receiver: its attempts were reset (a retry), or its URL is another (a first attempt).
+      .where('attempts', '=', h.attempts)
       .where((eb) =>
         eb.exists(
           eb
             .selectFrom('bots')
             .select('bots.bot_user_id')
             .where('bots.bot_user_id', '=', h.bot_user_id)
-            .where('bots.webhook_url', '=', h.webhook_url ?? ''),
+            .where('bots.webhook_url', '=', url),
         ),
       )
       .execute();
+    // Nor does the old receiver's failure show as the new URL's last error.
     await tx
       .updateTable('bots')
       .set({ last_error_at: now, last_error_message: attempt.error })
       .where('bot_user_id', '=', h.bot_user_id)
+      .where('webhook_url', '=', url)
       .execute();
   }
 }
