@@ -41,7 +41,7 @@ export function networkOf(address: string): string {
     .join(':')}::/64`;
 }
 
-const waitOf = (takes: readonly Take[]): number => Math.max(0, ...takes.map((t) => (t.ok ? 0 : t.retryAfterMs)));
+const waitOf = (take: Take): number => (take.ok ? 0 : take.retryAfterMs);
 
 export class GuessLimiter {
   /**
@@ -61,26 +61,21 @@ export class GuessLimiter {
   ) {}
 
   /**
-   * Runs `check` unless the address is locked out (then throws TooManyGuesses without
-   * running it); an undefined answer is a failed guess and is counted. `check` must compare the
-   * secret before its first await, so that on this instance no other attempt passes in between.
+   * Runs `check` unless the address is locked out (then throws TooManyGuesses without running
+   * it); an undefined answer is a failed guess and is counted. `check` must compare the secret
+   * before its first await, so that on this instance no other attempt passes in between.
    */
   async attempt<T>(address: string, check: () => Promise<T | undefined>): Promise<T | undefined> {
     const { shared, local } = this;
     const now = this.clock.now();
-    const keys = this.keys(address);
-    const remote =
-      shared === undefined ? [] : await Promise.all(keys.map(([k, b]) => Promise.resolve(shared.peek(k, b, now))));
-    const wait = waitOf([...remote, ...keys.map(([k, b]) => local.peek(k, b, now))]);
+    const key = `${this.scope}:${networkOf(address)}`;
+    const remote = shared === undefined ? 0 : waitOf(await shared.peek(key, GUESSES_PER_ADDRESS, now));
+    const wait = Math.max(remote, waitOf(local.peek(key, GUESSES_PER_ADDRESS, now)));
     if (wait > 0) throw new TooManyGuesses(wait);
     const value = await check();
     if (value !== undefined) return value;
-    for (const [k, b] of keys) local.take(k, b, now);
-    if (shared !== undefined) await Promise.all(keys.map(([k, b]) => Promise.resolve(shared.take(k, b, now))));
+    local.take(key, GUESSES_PER_ADDRESS, now);
+    if (shared !== undefined) await shared.take(key, GUESSES_PER_ADDRESS, now);
     return undefined;
-  }
-
-  private keys(address: string): [string, Bucket][] {
-    return [[`${this.scope}:${networkOf(address)}`, GUESSES_PER_ADDRESS]];
   }
 }

@@ -37,9 +37,9 @@ export function bearerMatches(header: string | undefined, hash: string): boolean
 }
 
 /**
- * Whether the request's bearer token is the operator's. A wrong one counts as a guess from its
- * address; while the address (or everyone) is locked out this throws TooManyGuesses without
- * comparing. No Authorization header is no guess: it is simply not the operator.
+ * Whether a console request's bearer token is the operator's. A wrong one counts as a guess from
+ * its address; while the address is locked out this throws TooManyGuesses without comparing. No
+ * Authorization header is no guess: it is simply not the operator.
  */
 export async function operatorBearer(
   guesses: GuessLimiter,

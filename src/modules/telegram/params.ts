@@ -1,6 +1,6 @@
 // A method's parameters as Telegram takes them: from several parts (query string, body, a webhook
 // answer), merged with the later part winning; structured values sent as JSON text are decoded, and
-// a null or empty structured value is a parameter not given.
+// a null (of any parameter) or a structured one's empty text is a parameter not given.
 import sjson from 'secure-json-parse';
 import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../../lib/nul.js';
 import { badRequest } from './errors.js';
