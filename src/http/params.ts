@@ -5,12 +5,10 @@ import type { FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { AppError, Errors } from '../errors.js';
 import { MAX_DEPTH, TEXT_FAULTS, textFault, tooDeep } from '../lib/nul.js';
-import { compileCoercing, describeValidation, parameterKinds } from './validation.js';
+import { compileCoercing, describeValidation, isRecord, parameterKinds } from './validation.js';
 
 /** Fields that carry JSON inside a form field; the literal `null` and `[]` mean "not given". */
 const STRUCTURED = new Set(['reply_markup', 'mention_ids', 'allowed_updates']);
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON text of a form field, held to the checks the request's own body gets (app.ts preValidation). */
 function parseStructured(key: string, text: string): unknown {

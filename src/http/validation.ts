@@ -49,7 +49,9 @@ export function validatorCompiler(eager: boolean): FastifySchemaCompiler<object>
 /** A validator that coerces text to the schema's types (form fields, query strings) and applies defaults. */
 export const compileCoercing = <S extends TSchema>(schema: S) => coercing.compile<Static<S>>(schema);
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+/** A JSON object (not an array, not null). */
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * An object schema's parameters: those of boolean type; those it does not require (or gives a
