@@ -2,17 +2,20 @@
 // generic 500 that leaks nothing.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { adminHeaders, describeStores, startTestApp } from './helpers/app.js';
-import { createApp, createUsers, type TestUser } from './helpers/factories.js';
+import { adminHeaders, describeStores, startTestApp, type TestApp } from './helpers/app.js';
+import { createApp, createBot, createUsers, type TestUser } from './helpers/factories.js';
+
+const postJson = (t: TestApp, url: string, payload: string, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: 'POST',
+    url,
+    payload,
+    headers: { ...adminHeaders, 'content-type': 'application/json', ...headers },
+  });
 
 await describeStores('HTTP shell', (t) => {
   const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
-    t().app.inject({
-      method: 'POST',
-      url,
-      payload,
-      headers: { ...adminHeaders, 'content-type': 'application/json', ...headers },
-    });
+    postJson(t(), url, payload, headers);
 
   it('GET /healthz answers 200 without authentication', async () => {
     const res = await t().app.inject({ method: 'GET', url: '/healthz' });
@@ -168,5 +171,22 @@ await describeStores('answers that carry a secret', (t) => {
       t().app.inject({ method: 'POST', url: `/openapi/bot/${method}`, headers, payload });
     noStore(await call('setWebhook', { url: 'https://127.0.0.1/hook' }), 200);
     noStore(await call('getWebhookInfo', {}), 200);
+  });
+});
+
+await describeStores('an empty JSON body', (t) => {
+  it('a JSON content type with nothing in it is no body, on every surface', async () => {
+    const [owner] = (await createUsers(t().app, 1)) as [TestUser];
+    const bot = await createBot(t().app, owner.user_id);
+    for (const blank of ['', ' \r\n\t']) {
+      const getMe = await postJson(t(), `/telegram/bot${bot.telegram_token}/getMe`, blank);
+      assert.equal(getMe.statusCode, 200, getMe.body);
+      assert.equal(getMe.json<{ result: { is_bot: boolean } }>().result.is_bot, true);
+      const native = await postJson(t(), '/openapi/bot/getMe', blank, { 'x-api-key': bot.api_key });
+      assert.equal(native.json<{ ok: boolean }>().ok, true, native.body);
+      const apps = await postJson(t(), '/internal/v1/apps', blank);
+      assert.equal(apps.statusCode, 400);
+      assert.deepEqual(apps.json(), { error: 'invalid_request', message: 'body: must be object' });
+    }
   });
 });

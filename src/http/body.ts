@@ -32,10 +32,15 @@ function formFields(text: string): Record<string, string | string[]> {
   return out;
 }
 
+const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
+
 export function registerBodyParsers(app: App): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
-    if (isUtf8(body)) void json(request, body.toString(), done);
+    // Clients that set the JSON content type on every request send it with nothing for a method
+    // without parameters (Telegram's server takes that as no parameters): the same as no body.
+    if (body.every(isJsonSpace)) done(null, undefined);
+    else if (isUtf8(body)) void json(request, body.toString(), done);
     else done(invalid(request, 'body: invalid UTF-8'), undefined);
   });
   app.addContentTypeParser(

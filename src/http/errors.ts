@@ -21,7 +21,6 @@ export function toAppError(error: unknown, url: string): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError(Errors.payloadTooLarge);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError(paramErrorFor(url), 'body: malformed JSON');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError(paramErrorFor(url), 'body: unsupported content type');
