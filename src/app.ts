@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
-import { AppError, Errors } from './errors.js';
+import { AppError, Errors, pathOf } from './errors.js';
 import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerDocs } from './http/docs.js';
@@ -88,7 +88,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   app.setValidatorCompiler(validatorCompiler(options.eagerSchemas === true));
   app.setSerializerCompiler(serializerCompiler(options.eagerSchemas === true));
   app.setErrorHandler(errorHandler);
-  app.setNotFoundHandler(notFoundHandler);
+  // Every operator path needs the bearer, unknown ones too: a 404 would tell a stranger which exist.
+  app.setNotFoundHandler((request, reply) =>
+    pathOf(request.url).startsWith('/internal/') && !bearerMatches(request.headers.authorization, s.adminTokenHash)
+      ? errorHandler(new AppError(Errors.unauthorized), request, reply)
+      : notFoundHandler(request, reply),
+  );
   app.decorateRequest('credential', null);
 
   const logRequests = REQUEST_LOG_LEVELS.has(app.log.level);

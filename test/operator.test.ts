@@ -190,6 +190,25 @@ await describeStores(
       }
     });
 
+    it('a path under /internal/ that names nothing answers 401 without the bearer, 404 with it', async () => {
+      const paths: ['GET' | 'POST' | 'DELETE', string][] = [
+        ['GET', '/internal/v1/nope'],
+        ['GET', '/internal/v1/events'],
+        ['POST', '/internal/v1/messages'],
+        ['DELETE', '/internal/v1/sessions'],
+        ['GET', '/internal/v2/events?x=1'],
+      ];
+      for (const [method, url] of paths) {
+        for (const headers of [{}, { authorization: 'Bearer not-the-token' }]) {
+          const res = await t().app.inject({ method, url, headers });
+          fails({ status: res.statusCode, body: res.json() }, 401, 'unauthorized', `${method} ${url}`);
+        }
+        const known = await t().app.inject({ method, url, headers: adminHeaders });
+        assert.equal(known.statusCode, 404, `${method} ${url}`);
+        assert.equal(known.json<{ error: string }>().error, 'not_found');
+      }
+    });
+
     // ---------------------------------------------------------------- apps
 
     it('POST /internal/v1/apps creates an application whose key works on /openapi/', async () => {
