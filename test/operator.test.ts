@@ -421,6 +421,13 @@ await describeStores(
       return (r.body.applications as Record<string, unknown>[]).filter((a) => a.bot_user_id === botUserId);
     };
 
+    it('concurrent applications for one permission leave one pending', async () => {
+      const bot = await newBot();
+      const answers = await Promise.all(Array.from({ length: 6 }, () => file(bot, 'publish_bot')));
+      assert.deepEqual(answers.map((a) => a.status).sort(), [201, 409, 409, 409, 409, 409]);
+      assert.equal((await listed('?status=pending', bot)).length, 1);
+    });
+
     it('filing an application answers 201 with the pending application; it is listed under ?status=pending', async () => {
       const bot = await newBot();
       const r = await file(bot, 'listen_group_messages');

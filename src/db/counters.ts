@@ -28,7 +28,7 @@ export async function bump<T extends 'user_stats' | 'groups' | 'moments' | 'luck
  * bumping cannot interleave with another transaction (PostgreSQL; SQLite writers are serial).
  * A no-op update rather than FOR UPDATE, which SQLite does not know; no row, no lock.
  */
-export async function lockRow<T extends 'user_stats' | 'groups' | 'moments' | 'lucky_boxes'>(
+export async function lockRow<T extends 'user_stats' | 'groups' | 'moments' | 'lucky_boxes' | 'bots'>(
   tx: Kysely<DB>,
   table: T,
   keyColumn: keyof DB[T] & string,

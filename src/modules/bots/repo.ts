@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely';
+import { lockRow } from '../../db/counters.js';
 import { countOf, insertNew, insertRow } from '../../db/rows.js';
 import type { ApplicationStatus, DB, Permission, PrivateMessagePolicy } from '../../db/types.js';
 import { type BatchContext, jsonList, run, statement } from '../events/index.js';
 import { isFollowing } from '../users/index.js';
+
+export const lockBot = (tx: Kysely<DB>, botUserId: string) => lockRow(tx, 'bots', 'bot_user_id', botUserId);
 
 export const findBot = (tx: Kysely<DB>, botUserId: string) =>
   tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();

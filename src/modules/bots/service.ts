@@ -45,6 +45,8 @@ export class BotsService {
 
   async applyIn({ tx, now }: Work, botUserId: string, permission: Permission): Promise<ApplicationView> {
     const id = newId('pa');
+    // Serialises applications per bot, so two racing requests cannot both find none pending.
+    await repo.lockBot(tx, botUserId);
     if ((await repo.findBot(tx, botUserId)) === undefined) throw new AppError(Errors.unknownBot);
     if ((await repo.permissionsOf(tx, botUserId)).includes(permission)) throw new AppError(Errors.permissionHeld);
     if ((await repo.pendingApplication(tx, botUserId, permission)) !== undefined) {
