@@ -334,7 +334,7 @@ await describeStores(
         is_charge: true,
         subchannel_number: 3,
         maximum: 50,
-        created_at: '2024-01-02 03:04:05',
+        created_at: '2024-02-29 23:59:59',
         owner_id: owner,
       };
       await ok('group.upserted', full);
@@ -370,6 +370,10 @@ await describeStores(
       const base = { group_id: uid('g'), name: 'g', invite_url: inviteUrl() };
       const cases: [string, Record<string, unknown>][] = [
         ['created_at format', { ...base, created_at: '2024-01-02T03:04:05Z' }],
+        ['created_at no such day', { ...base, created_at: '2026-02-30 12:00:00' }],
+        ['created_at not a leap year', { ...base, created_at: '2025-02-29 12:00:00' }],
+        ['created_at month 13', { ...base, created_at: '2026-13-01 12:00:00' }],
+        ['created_at no such time', { ...base, created_at: '2026-01-01 25:61:99' }],
         ['maximum fractional', { ...base, maximum: 2.5 }],
         ['maximum as text', { ...base, maximum: '10' }],
         ['is_charge as text', { ...base, is_charge: 'yes' }],

@@ -9,7 +9,24 @@ export const Amount = Type.Union([
   Type.String({ pattern: '^\\s*\\d+(\\.\\d{1,2})?\\s*$', maxLength: 20 }),
   Type.Number({ minimum: 0, maximum: 9_999_999_999_999.99 }),
 ]);
-export const DateTimeText = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$' });
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Whether "YYYY-MM-DD HH:MM:SS" names a day of the calendar and a time of the clock (not 02-30 25:61). */
+function isDateTimeText(text: string): boolean {
+  const parts = DATE_TIME.exec(text)?.slice(1).map(Number);
+  if (parts === undefined) return false;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = parts;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  return day >= 1 && day <= days && hour <= 23 && minute <= 59 && second <= 59;
+}
+
+export const DateTimeText = Type.Refine(
+  Type.String({ pattern: DATE_TIME.source }),
+  isDateTimeText,
+  () => 'must be a real date and time, YYYY-MM-DD HH:MM:SS',
+);
 
 /** Query fragments of the read endpoints. */
 export const WalletParam = Type.String({ minLength: 1, maxLength: 128 });
