@@ -24,6 +24,11 @@ const APP_REFUSALS: [string, { name: string; redirect_uris: string[] }, string][
     'redirect_uris: must not contain a fragment (#)',
   ],
   [
+    'a redirect URI with an empty fragment',
+    { name: 'Shop', redirect_uris: ['https://shop.example/cb#'] },
+    'redirect_uris: must not contain a fragment (#)',
+  ],
+  [
     'a redirect URI with a space',
     { name: 'Shop', redirect_uris: ['https://shop.example/a b'] },
     'redirect_uris: must not contain spaces',

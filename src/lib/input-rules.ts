@@ -77,8 +77,9 @@ export function redirectUris(list: readonly string[], field = 'redirect_uris'): 
   const uris = [...new Set(list.map((u) => u.trim()).filter((u) => u !== ''))];
   if (uris.length > REDIRECT_URIS_MAX) throw invalid(field, `at most ${REDIRECT_URIS_MAX}`);
   for (const uri of uris) {
-    if (checkedUrl(field, uri, ['https:', 'http:']).hash !== '')
-      throw invalid(field, 'must not contain a fragment (#)');
+    checkedUrl(field, uri, ['https:', 'http:']);
+    // Not the parsed hash: a lone '#' leaves it empty, and RFC 6749 (3.1.2) allows no fragment at all.
+    if (uri.includes('#')) throw invalid(field, 'must not contain a fragment (#)');
   }
   return uris;
 }
