@@ -551,6 +551,45 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
     );
   });
 
+  it('Idempotency-Key: an empty or overlong key is refused on both bot surfaces and sends nothing', async () => {
+    const w = await watch();
+    const params = { chat_id: a.user_id, text: 'keyed' };
+    const send = (surface: 'native' | 'telegram', k: string) =>
+      t().app.inject({
+        method: 'POST',
+        url: surface === 'native' ? '/openapi/bot/sendMessage' : `/telegram/bot${bot.telegram_token}/sendMessage`,
+        headers: { ...key(bot), 'idempotency-key': k },
+        payload: params,
+      });
+    for (const k of ['', 'k'.repeat(256), 'k'.repeat(8000)]) {
+      const native = await send('native', k);
+      assert.equal(native.statusCode, 200);
+      assert.deepEqual(native.json(), {
+        ok: false,
+        result: null,
+        error_code: 400,
+        message: 'Bad Request: Idempotency-Key: must be 1 to 255 characters',
+        success: false,
+      });
+      const telegram = await send('telegram', k);
+      assert.equal(telegram.statusCode, 400);
+      assert.deepEqual(telegram.json(), {
+        ok: false,
+        error_code: 400,
+        description: 'Bad Request: Idempotency-Key: must be 1 to 255 characters',
+      });
+    }
+    assert.deepEqual(await w.added(), []);
+    // 255 characters is a key; a method that sends nothing does not read the header.
+    message(await run('sendMessage', { form: params }, { ...key(bot), 'idempotency-key': 'k'.repeat(255) }));
+    const getMe = await t().app.inject({
+      method: 'POST',
+      url: `/telegram/bot${bot.telegram_token}/getMe`,
+      headers: { 'idempotency-key': '' },
+    });
+    assert.equal(getMe.statusCode, 200);
+  });
+
   // ------------------------------------------------------------------ sendMessageToFans
 
   it('sendMessageToFans needs the subscription_account permission, then sends to every follower', async () => {

@@ -6,7 +6,7 @@ import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/index.js';
-import { botContent, type Content, parseKeyboard } from '../messaging/index.js';
+import { botContent, type Content, idempotencyKeyOf, parseKeyboard } from '../messaging/index.js';
 import { noStore } from '../../http/no-store.js';
 import { requestParams } from '../../http/params.js';
 import {
@@ -79,12 +79,11 @@ export function botApiRoutes(app: App, s: Services): void {
       const { credential } = bot(request);
       const p = sendParams(request);
       const chat = await s.messaging.chat(p.chat_id, p.chat_type);
-      const key = request.headers['idempotency-key'];
       const sent = await s.messaging.send(credential, {
         ...content(p),
         chat,
         mentionUserIds: await s.messaging.mentions(chat, p.mention_type, p.mention_ids),
-        idempotencyKey: typeof key === 'string' ? key : undefined,
+        idempotencyKey: idempotencyKeyOf(request),
       });
       // decisions.md section 3: a repeat returns the first response, marked as replayed.
       if (sent.replayed) void reply.header('idempotent-replayed', 'true');

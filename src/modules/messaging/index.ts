@@ -5,6 +5,7 @@ export type { InlineKeyboard, KeyboardButton } from './keyboard.js';
 export { isColor, isHttpsUrl, layout, literalSegment, parseMarkup, renderMarkup } from './markup.js';
 export type { ImageBlock, Segment } from './markup.js';
 export { nextMessageNumbers, numberOf } from './numbers.js';
+export { idempotencyKeyOf } from './idempotency-key.js';
 export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
 export { chatUsers, findOutbox, findOutboxRef, insertOutbox } from './repo.js';

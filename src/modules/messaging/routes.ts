@@ -5,7 +5,8 @@ import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth, credentialOf } from '../auth/index.js';
 import { contentOf, type Accepted } from './content.js';
-import { GroupSendBody, IdempotencyHeaders, PrivateSendBody, SendAccepted } from './schema.js';
+import { IdempotencyHeaders, idempotencyKeyOf } from './idempotency-key.js';
+import { GroupSendBody, PrivateSendBody, SendAccepted } from './schema.js';
 import type { SendInput } from './service.js';
 
 const tags = ['Messaging'];
@@ -34,10 +35,9 @@ export function messagingRoutes(app: App, s: Services): void {
     },
   });
   const send = async (request: FastifyRequest, reply: FastifyReply, input: Omit<SendInput, 'idempotencyKey'>) => {
-    const key = request.headers['idempotency-key'];
     const sent = await s.messaging.send(credentialOf(request), {
       ...input,
-      idempotencyKey: typeof key === 'string' ? key : undefined,
+      idempotencyKey: idempotencyKeyOf(request),
     });
     if (sent.replayed) void reply.header('idempotent-replayed', 'true');
     return accepted;

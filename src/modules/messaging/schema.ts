@@ -93,7 +93,3 @@ export const SendAccepted = Type.Object({
   message: Type.Literal('success'),
   success: Type.Literal(false),
 });
-
-export const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
-});

@@ -12,8 +12,8 @@ export interface MethodCall {
   /** The bot's platform id and its Telegram number. */
   botId: string;
   botNumber: number;
-  /** The Idempotency-Key of the call, when it came over HTTP with one. */
-  idempotencyKey: string | undefined;
+  /** The Idempotency-Key of the call, when it came over HTTP with one; read (and checked) by sends only. */
+  idempotencyKey(): string | undefined;
   /** Marks the answer as a replay of an earlier send with the same key. */
   replayed(): void;
 }

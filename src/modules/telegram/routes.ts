@@ -8,6 +8,7 @@ import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
+import { idempotencyKeyOf } from '../messaging/index.js';
 import { telegramErrorHandler } from './errors.js';
 import type { TelegramMethod } from './method.js';
 import { multipartBodies } from './multipart.js';
@@ -51,12 +52,11 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
     if (!token.startsWith('bot')) throw new AppError(Errors.routeNotFound);
     const auth = await authenticate(token);
     if (m === undefined) throw new AppError(Errors.routeNotFound);
-    const key = request.headers['idempotency-key'];
     const result = await m.call(
       {
         s,
         ...auth,
-        idempotencyKey: typeof key === 'string' ? key : undefined,
+        idempotencyKey: () => idempotencyKeyOf(request),
         replayed: () => {
           reply.header('idempotent-replayed', 'true');
         },

@@ -22,7 +22,7 @@ export const webhookAnswers =
       const credential = await s.credentials.byApiKey((await s.apps.revealCredentials(bot.app_id)).api_key);
       if (credential === undefined) return;
       await m.call(
-        { s, credential, botId: botUserId, botNumber, idempotencyKey: undefined, replayed: () => undefined },
+        { s, credential, botId: botUserId, botNumber, idempotencyKey: () => undefined, replayed: () => undefined },
         mergeParams([params]),
       );
     } catch {

@@ -84,7 +84,7 @@ async function send(call: MethodCall, chat: ChatRef, content: Content) {
     ...content,
     chat,
     mentionUserIds: [],
-    idempotencyKey: call.idempotencyKey,
+    idempotencyKey: call.idempotencyKey(),
   });
   if (sent.replayed) call.replayed();
   return presentMessage(call.s, sent.message);
