@@ -39,6 +39,28 @@ export async function lockRow<T extends 'user_stats' | 'groups' | 'moments' | 'l
   );
 }
 
+/**
+ * lockRow, taken only where adding each (growing) delta keeps its counter within what a JS number
+ * holds exactly (these counters are read back as numbers); false, with no lock and no change, when
+ * one would pass 2^53 - 1 (or there is no row). The bound is in the UPDATE's WHERE: a concurrent
+ * bump waits for the lock and is checked again, so the answer holds until the caller bumps.
+ */
+export async function lockIfRoom<T extends 'user_stats' | 'groups'>(
+  tx: Kysely<DB>,
+  table: T,
+  keyColumn: keyof DB[T] & string,
+  key: string,
+  deltas: Deltas<T>,
+): Promise<boolean> {
+  const grown: Record<string, number | undefined> = deltas;
+  const bounds = Object.entries(grown)
+    .filter((e): e is [string, number] => e[1] !== undefined && e[1] > 0)
+    .map(([col, d]) => sql` and ${sql.ref(col)} <= ${Number.MAX_SAFE_INTEGER - d}`);
+  const result = await sql`update ${sql.table(table)} set ${sql.ref(keyColumn)} = ${sql.ref(keyColumn)}
+    where ${sql.ref(keyColumn)} = ${key}${sql.join(bounds, sql``)}`.execute(tx);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}
+
 /** Adds to a user's counters within one group (they only grow), creating the row on first use. */
 export async function bumpUserGroup(
   tx: Kysely<DB>,

@@ -3,8 +3,8 @@ import { bumpUserGroup } from '../../db/counters.js';
 import { toCents } from '../../lib/money.js';
 import { Amount, Id } from '../../lib/schemas.js';
 import { defineEvent } from '../events/index.js';
-import { bumpGroup, findGroup } from '../groups/index.js';
-import { bumpUserStats, usersExist } from '../users/index.js';
+import { bumpGroup, findGroup, lockGroupIfRoom } from '../groups/index.js';
+import { bumpUserStats, lockUserStatsIfRoom, usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const strict = { additionalProperties: false } as const;
@@ -79,13 +79,17 @@ export const activityEvents = [
       if (!(await usersExist(tx, [d.sender_id]))) return 'unknown_user';
       if (d.group_id !== undefined && (await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
       if ((await repo.findBox(tx, d.box_id)) !== undefined) return 'box_exists';
+      // Checked (and locked) before anything is written, so a refusal changes nothing.
+      const sent = { boxes_sent: 1, boxes_sent_cents: cents };
+      if (!(await lockUserStatsIfRoom(tx, d.sender_id, sent))) return 'amount_too_large';
+      if (d.group_id !== undefined && !(await lockGroupIfRoom(tx, d.group_id, sent))) return 'amount_too_large';
       await repo.createBox(
         tx,
         { box_id: d.box_id, sender_id: d.sender_id, group_id: d.group_id ?? null, amount_cents: cents, count: d.count },
         now,
       );
-      await bumpUserStats(tx, d.sender_id, { boxes_sent: 1, boxes_sent_cents: cents });
-      if (d.group_id !== undefined) await bumpGroup(tx, d.group_id, { boxes_sent: 1, boxes_sent_cents: cents });
+      await bumpUserStats(tx, d.sender_id, sent);
+      if (d.group_id !== undefined) await bumpGroup(tx, d.group_id, sent);
       return undefined;
     },
   ),
@@ -102,9 +106,12 @@ export const activityEvents = [
       if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
       if (box.claimed_count >= box.count) return 'box_empty';
       if (box.claimed_cents + cents > box.amount_cents) return 'amount_exceeds_box';
+      // Before the claim is written, so a refusal changes nothing.
+      const received = { boxes_received: 1, boxes_received_cents: cents };
+      if (!(await lockUserStatsIfRoom(tx, d.user_id, received))) return 'amount_too_large';
       if (!(await repo.addClaim(tx, d.box_id, d.user_id, cents, now))) return 'already_claimed';
       await repo.bumpBox(tx, d.box_id, { claimed_count: 1, claimed_cents: cents });
-      await bumpUserStats(tx, d.user_id, { boxes_received: 1, boxes_received_cents: cents });
+      await bumpUserStats(tx, d.user_id, received);
       if (box.group_id !== null) await bumpUserGroup(tx, d.user_id, box.group_id, { boxes_received: 1 });
       return undefined;
     },

@@ -4,6 +4,6 @@ export { GroupByShareUrl, groupAddress } from './address.js';
 export type { GroupAddress } from './address.js';
 export { groupEvents } from './events.js';
 export { groupReads } from './reads.js';
-export { bumpGroup, findGroup, roleIn } from './repo.js';
+export { bumpGroup, findGroup, lockGroupIfRoom, roleIn } from './repo.js';
 export { groupRoutes } from './routes.js';
 export { GroupsService } from './service.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { bump, lockRow, type Deltas } from '../../db/counters.js';
+import { bump, lockIfRoom, lockRow, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertRow } from '../../db/rows.js';
 import type { DB, GroupRole, GroupRow } from '../../db/types.js';
 
@@ -75,3 +75,7 @@ export const removeMember = (tx: Kysely<DB>, groupId: string, userId: string) =>
 
 export const bumpGroup = (tx: Kysely<DB>, groupId: string, deltas: Deltas<'groups'>) =>
   bump(tx, 'groups', 'group_id', groupId, deltas);
+
+/** Locks the group's counters if `deltas` keep them below 2^53 (`lockIfRoom`); false: they would not. */
+export const lockGroupIfRoom = (tx: Kysely<DB>, groupId: string, deltas: Deltas<'groups'>) =>
+  lockIfRoom(tx, 'groups', 'group_id', groupId, deltas);

@@ -13,7 +13,8 @@ export const pointEvents = (ledger: Ledger) => [
       const cents = toCents(d.amount);
       if (cents === undefined || cents <= 0) return 'invalid_amount';
       if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
-      await ledger.post(
+      // The only refusal of a posting from the issuance account: the total credited would pass int64.
+      const posted = await ledger.post(
         tx,
         {
           kind: 'credit',
@@ -24,7 +25,7 @@ export const pointEvents = (ledger: Ledger) => [
         },
         now,
       );
-      return undefined;
+      return posted ? undefined : 'amount_too_large';
     },
   ),
 ];

@@ -1,5 +1,7 @@
 // A double-entry ledger in integer hundredths. Every transaction's entries sum to zero; the
 // issuance account is the only one allowed below zero (it is where credited points come from).
+// Balances are int64: the issuance account holds minus everything credited, the most any balance
+// can reach, so keeping it at or above -(2^63 - 1) keeps every balance in range.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import { arg, numArg, prepare, typedArg } from '../../db/prepared.js';
@@ -33,14 +35,19 @@ function postingStatements(db: Db) {
         .values({ account_id: arg(0), kind: typedArg<'user' | 'issuance'>(1), user_id: arg(2), updated_at: numArg(3) })
         .onConflict((oc) => oc.column('account_id').doNothing()),
     ),
-    /** Arguments: cents, now, account id. Refuses (no row) a user account without the funds. */
+    /**
+     * Arguments: cents, now, account id. Refuses (no row) a user account without the funds, and the
+     * issuance account when it would pass -(2^63 - 1) (the bound written so nothing overflows).
+     */
     debit: prepare(
       db,
       k
         .updateTable('ledger_accounts')
         .set({ balance_cents: sql`balance_cents - ${cents}`, updated_at: numArg(1) })
         .where('account_id', '=', arg(2))
-        .where(sql<boolean>`(kind = 'issuance' or balance_cents >= ${cents})`),
+        .where(
+          sql<boolean>`(case when kind = 'issuance' then balance_cents >= ${cents} - 9223372036854775807 else balance_cents >= ${cents} end)`,
+        ),
     ),
     /** Arguments: cents, now, account id. */
     credit: prepare(
@@ -81,18 +88,20 @@ export class Ledger {
 
   /**
    * Moves `cents` in one balanced transaction. Returns false (and changes nothing) when a user
-   * account lacks the funds: the guarded decrement makes that check atomic under concurrency.
+   * account lacks the funds, or when the source is the issuance account and the credit would take
+   * the total credited past int64: the guarded decrement makes either check atomic under concurrency.
    */
   async post(tx: Kysely<DB>, p: Posting, now: number): Promise<boolean> {
     if (!Number.isSafeInteger(p.cents) || p.cents <= 0) throw new Error('ledger amounts are positive whole hundredths');
     const q = this.q;
     // A user account that does not exist holds nothing: the guarded debit below refuses it, so only
-    // the issuance account (which may go negative) and the destination need creating.
+    // the issuance account (which may go negative) and the destination need creating; the
+    // destination after the debit, so that a refused posting creates no account.
     if (p.from.userId === null) await q.ensureAccount.run(tx, [p.from.account, 'issuance', null, now]);
-    await q.ensureAccount.run(tx, [p.to.account, p.to.userId === null ? 'issuance' : 'user', p.to.userId, now]);
     const cents = BigInt(p.cents);
     const debit = await q.debit.run(tx, [cents, now, p.from.account]);
     if (Number(debit.numAffectedRows ?? 0) === 0) return false;
+    await q.ensureAccount.run(tx, [p.to.account, p.to.userId === null ? 'issuance' : 'user', p.to.userId, now]);
     await q.credit.run(tx, [cents, now, p.to.account]);
     const txnId = newId('txn');
     await q.transaction.run(tx, [txnId, p.kind, p.reference, now]);

@@ -6,7 +6,16 @@ export type { Pair } from './batch-repo.js';
 export { userEvents } from './events.js';
 export { userReads } from './reads.js';
 export type { UserReads } from './reads.js';
-export { bumpUserStats, findUser, isFollowing, raiseLevel, setWallet, upsertUser, usersExist } from './repo.js';
+export {
+  bumpUserStats,
+  findUser,
+  isFollowing,
+  lockUserStatsIfRoom,
+  raiseLevel,
+  setWallet,
+  upsertUser,
+  usersExist,
+} from './repo.js';
 export { userRoutes } from './routes.js';
 export { PublicUser } from './schema.js';
 export { UsersService, publicView } from './service.js';

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { bump, type Deltas } from '../../db/counters.js';
+import { bump, lockIfRoom, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertNew } from '../../db/rows.js';
 import type { DB, UserRow } from '../../db/types.js';
 
@@ -66,6 +66,10 @@ export async function raiseLevel(tx: Kysely<DB>, userId: string, by: number, now
 
 export const bumpUserStats = (tx: Kysely<DB>, userId: string, deltas: Deltas<'user_stats'>) =>
   bump(tx, 'user_stats', 'user_id', userId, deltas);
+
+/** Locks the user's counters if `deltas` keep them below 2^53 (`lockIfRoom`); false: they would not. */
+export const lockUserStatsIfRoom = (tx: Kysely<DB>, userId: string, deltas: Deltas<'user_stats'>) =>
+  lockIfRoom(tx, 'user_stats', 'user_id', userId, deltas);
 
 /** Inserts the follow edge; false when it already existed. */
 export const addFollow = (tx: Kysely<DB>, followerId: string, followedId: string, now: number) =>
