@@ -37,6 +37,19 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
     assert.match(String(r.headers.link), /<.*\/openapi\/user\/info>; rel="successor-version"/);
   });
 
+  it('every answer of GET user/info announces its successor, refusals too', async () => {
+    for (const [url, headers, status] of [
+      ['/openapi/user/info', { 'x-api-key': creds.api_key }, 401],
+      ['/openapi/user/info?user_id=nobody', { 'x-api-key': creds.api_key }, 404],
+      [`/openapi/user/info?user_id=${user.user_id}`, { 'x-api-key': 'no-such-key' }, 400],
+    ] as const) {
+      const r = await t().app.inject({ method: 'GET', url, headers });
+      assert.equal(r.statusCode, status, url);
+      assert.equal(r.headers.deprecation, 'true', url);
+      assert.match(String(r.headers.link), /<.*\/openapi\/user\/info>; rel="successor-version"/, url);
+    }
+  });
+
   it('accepts an uppercase hex signature', async () => {
     const h = signed();
     assert.equal((await info({ ...h, signature: String(h.signature).toUpperCase() })).status, 200);

@@ -1,3 +1,4 @@
+import type { onRequestHookHandler } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { keyOnlySecurity, ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
@@ -21,26 +22,24 @@ export function userRoutes(app: App, s: Services): void {
     deprecation: 'true',
     link: `<${s.config.publicUrl}/openapi/user/info>; rel="successor-version"`,
   };
+  // Before authentication, so that every answer carries them, refusals too (decisions.md section 6).
+  const announceSuccessor: onRequestHookHandler = (_request, reply, done) => {
+    void reply.headers(successorHeaders);
+    done();
+  };
   app.get(
     '/openapi/user/info',
-    readRoute(signedAuth, {
+    readRoute([announceSuccessor, signedAuth], {
       tags,
       summary: 'Basic information of a user (signed or key-only; deprecated: use POST with a token)',
       deprecated: true,
       querystring: UserInfoQuery,
       data: PublicUser,
     }),
-    (request, reply) => {
+    (request) => {
       // Synchronous when the profile is cached: no promise (and no closure) between query and answer.
       const user = s.users.publicInfo(userRef(request.query));
-      if (user instanceof Promise) {
-        return user.then((read) => {
-          void reply.headers(successorHeaders);
-          return ok(1, read);
-        });
-      }
-      void reply.headers(successorHeaders);
-      return ok(1, user);
+      return user instanceof Promise ? user.then((read) => ok(1, read)) : ok(1, user);
     },
   );
 
