@@ -7,6 +7,7 @@ import { deliveryOrderMigration } from './migrations/0004_delivery_order.js';
 import { telegramIdsMigration } from './migrations/0005_telegram_ids.js';
 import { oauthPkceMigration } from './migrations/0006_oauth_pkce.js';
 import { consoleMigration } from './migrations/0007_console.js';
+import { retentionMigration } from './migrations/0008_retention.js';
 
 /** Brings the schema up to date; safe to call on every start. */
 export async function migrate(db: Db): Promise<string[]> {
@@ -18,6 +19,7 @@ export async function migrate(db: Db): Promise<string[]> {
     '0005_telegram_ids': telegramIdsMigration(db.dialect),
     '0006_oauth_pkce': oauthPkceMigration(),
     '0007_console': consoleMigration(db.dialect),
+    '0008_retention': retentionMigration(),
   };
   const migrator = new Migrator({
     db: db.k,
