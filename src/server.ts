@@ -29,6 +29,7 @@ async function main(): Promise<void> {
   });
   await listen(app, config);
   services.dispatcher.start();
+  services.retention.start();
   // The demo bot answers in the playground from the first minute (--demo only).
   const demoBot = demo === undefined ? undefined : startDemoBot(app, demo.bot.api_key);
   if (demo !== undefined) announceDemo(process.stdout, demo, config.publicUrl, signIn);
@@ -42,6 +43,7 @@ async function main(): Promise<void> {
     void (demoBot?.stop() ?? Promise.resolve())
       .then(() => app.close())
       .then(() => services.dispatcher.stop())
+      .then(() => services.retention.stop())
       .then(() => booted.close())
       .then(() => {
         clearTimeout(force);

@@ -31,6 +31,7 @@ import { PaymentsService } from './modules/payments/index.js';
 import { PlaygroundService } from './modules/playground/index.js';
 import { ConsoleService } from './modules/console/index.js';
 import { DeliveryService, WebhookDispatcher } from './modules/delivery/index.js';
+import { RetentionSweep } from './modules/retention/index.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -134,6 +135,7 @@ export function createServices(deps: ServiceDeps) {
     outbox: new OutboxService(db),
     delivery,
     dispatcher: new WebhookDispatcher(db, work, clock, box, metrics, config, invalidations),
+    retention: new RetentionSweep(db, clock),
     oauth,
     payments: new PaymentsService(db, work, clock, oauth, ledger, config),
     messaging: new MessagingService(db, work, clock, shared.limiter, config, readsOfUsers, invalidations),

@@ -22,6 +22,11 @@ export async function deleteSession(q: Kysely<DB>, sessionHash: string): Promise
   await q.deleteFrom('console_sessions').where('session_hash', '=', sessionHash).execute();
 }
 
+/** Deletes the sessions that no longer sign anyone in (the retention sweep). */
+export async function expireSessions(q: Kysely<DB>, now: number): Promise<void> {
+  await q.deleteFrom('console_sessions').where('expires_at', '<=', now).execute();
+}
+
 export async function insertAudit(q: Kysely<DB>, row: Omit<AuditLogTable, 'seq'>): Promise<void> {
   await q.insertInto('audit_log').values(row).execute();
 }

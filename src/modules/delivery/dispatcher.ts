@@ -14,7 +14,7 @@ import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
-import { expireDeliveries, expireUpdates } from './repo.js';
+import { expireUpdates } from './repo.js';
 import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
 
@@ -23,8 +23,6 @@ const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
 /** Deliveries in flight on one instance, all bots together. */
 const MAX_IN_FLIGHT = 256;
 const IDLE_TICK_MS = 1_000;
-/** The delivery log the developer site shows (and redelivers from) covers a week. */
-export const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;
 
 export type DispatcherSettings = Pick<
   Config,
@@ -181,7 +179,6 @@ export class WebhookDispatcher {
     const now = this.clock.now();
     const dropped = await expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000);
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
-    await expireDeliveries(this.db.k, now - KEEP_DELIVERIES_MS);
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return false;
     const heads = await dueHeads(this.db.k, now, room);

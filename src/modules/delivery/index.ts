@@ -2,6 +2,7 @@
 // The module's public surface: other modules and the composition root import it only from here.
 export { WebhookDispatcher } from './dispatcher.js';
 export { fanOutCallback, fanOutMessage, fanOutMessages } from './fanout.js';
+export { expireDeliveries } from './repo.js';
 export { DeliveryService } from './service.js';
 export type { UpdateObject } from './stored.js';
 export type { VettedWebhookUrl } from './webhook-http.js';

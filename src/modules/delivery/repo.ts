@@ -182,8 +182,15 @@ export async function expireUpdates(tx: Kysely<DB>, before: number): Promise<num
   return Number(r.numDeletedRows);
 }
 
-export async function expireDeliveries(tx: Kysely<DB>, before: number): Promise<void> {
-  await tx.deleteFrom('webhook_deliveries').where('created_at', '<', before).execute();
+/** The delivery log the developer site shows (and redelivers from) covers a week. */
+const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;
+
+/** Deletes the delivery log's attempts older than a week (the retention sweep). */
+export async function expireDeliveries(q: Kysely<DB>, now: number): Promise<void> {
+  await q
+    .deleteFrom('webhook_deliveries')
+    .where('created_at', '<', now - KEEP_DELIVERIES_MS)
+    .execute();
 }
 
 export async function insertCallbackQuery(

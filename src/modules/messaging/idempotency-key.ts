@@ -5,6 +5,8 @@ import { AppError, Errors } from '../../errors.js';
 
 /** Longer keys would be index rows PostgreSQL refuses (a 500, with the message not sent). */
 const MAX_KEY = 255;
+/** A key replays its first send for this long; afterwards it performs again and its row may go. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 
 /** The native send routes' header schema (their OpenAPI entry says the same as the check below). */
 export const IdempotencyHeaders = Type.Object({

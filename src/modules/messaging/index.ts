@@ -8,7 +8,7 @@ export { nextMessageNumbers, numberOf } from './numbers.js';
 export { idempotencyKeyOf } from './idempotency-key.js';
 export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
-export { chatUsers, findOutbox, findOutboxRef, insertOutbox } from './repo.js';
+export { chatUsers, expireIdempotencyKeys, findOutbox, findOutboxRef, insertOutbox } from './repo.js';
 export { botContent } from './richtext/parse-mode.js';
 export { messagingRoutes } from './routes.js';
 export { MessagingService } from './service.js';

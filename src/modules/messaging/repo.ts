@@ -1,5 +1,6 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { DB, OutboxMessagesTable } from '../../db/types.js';
+import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
 import { numberOf } from './numbers.js';
 
 export type OutboxRow = Selectable<OutboxMessagesTable>;
@@ -84,6 +85,14 @@ export async function rememberIdempotent(
   await tx
     .insertInto('idempotency_keys')
     .values({ scope, key, status_code: 200, body: messageId, created_at: now })
+    .execute();
+}
+
+/** Deletes the keys whose window has passed (the retention sweep): none of them replays any more. */
+export async function expireIdempotencyKeys(q: Kysely<DB>, now: number): Promise<void> {
+  await q
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', now - IDEMPOTENCY_WINDOW_MS)
     .execute();
 }
 

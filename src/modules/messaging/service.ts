@@ -16,6 +16,7 @@ import type { Credential } from '../auth/index.js';
 import { permissionsOf, privateAllowed } from '../bots/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
 import type { InlineKeyboard } from './keyboard.js';
+import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
 import { messageOf, type Message } from './message.js';
 import { messageView, viewWith, type MessageView } from './view.js';
@@ -25,7 +26,6 @@ import { OutboxWriter } from './outbox-writer.js';
 import * as repo from './repo.js';
 
 export const MIN_IMAGE_LEVEL = 2;
-const IDEMPOTENCY_WINDOW_MS = 24 * 3600 * 1000;
 const MAX_MENTIONS = 1000;
 const MEMBERSHIP_TTL_MS = 10_000;
 
