@@ -55,6 +55,7 @@ export const Errors = {
   notABot: def('not_a_bot', 403, 'Forbidden', 'this method needs the App Key of a bot'),
   messageNotFound: def('message_not_found', 404, 'Not Found', 'message not found'),
   notOwnMessage: def('not_own_message', 403, 'Forbidden', 'a bot can edit only its own messages'),
+  messageNotModified: def('message_not_modified', 400, 'Bad Request', 'message is not modified'),
 
   // Bot update delivery (decisions.md section 2)
   pollTerminated: def('poll_terminated', 409, 'Conflict', 'Conflict: terminated by other getUpdates request'),
@@ -226,6 +227,14 @@ const TELEGRAM_WORDING = new Map<ErrorDef, { code: number; description: string }
   [Errors.imageLevel, { code: 403, description: 'Forbidden: image sending requires level 2' }],
   [Errors.messageNotFound, { code: 400, description: 'Bad Request: message to edit not found' }],
   [Errors.notOwnMessage, { code: 400, description: "Bad Request: message can't be edited" }],
+  [
+    Errors.messageNotModified,
+    {
+      code: 400,
+      description:
+        'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+    },
+  ],
   [
     Errors.pollTerminated,
     {

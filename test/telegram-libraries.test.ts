@@ -1,9 +1,12 @@
 // What bot libraries written against api.telegram.org send, and Telegram's server accepts: limits
 // out of range (brought into range), Python's "True" for a boolean, null or empty JSON values (not
 // given), ChatMember fields aiogram requires, command scopes named any way Telegram names a chat,
-// chat actions, and a path without /bot<token>/. Both stores.
+// chat actions, and a path without /bot<token>/; and the texts Telegram's server refuses with, which
+// bots and libraries match on (an edit that changes nothing, through grammY). Both stores.
 import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
 import { before, it } from 'node:test';
+import { Bot, GrammyError, InlineKeyboard } from 'grammy';
 import { describeStores } from './helpers/app.js';
 import { type Answer, botCall, say } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
@@ -215,5 +218,72 @@ await describeStores('what Telegram bot libraries send', (t) => {
     const r = await t().app.inject({ method: 'GET', url: `/telegram/${bot.telegram_token}/getMe` });
     assert.equal(r.statusCode, 404);
     assert.deepEqual(r.json(), { ok: false, error_code: 404, description: 'Not Found' });
+  });
+
+  it("an edit that changes nothing is refused with Telegram's text through grammY, and changes nothing", async () => {
+    await t().app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (t().app.server.address() as AddressInfo).port;
+    const number = (resultOf(await telegram('getMe', {})) as { id: number }).id;
+    const grammy = new Bot(`${number}:${bot.api_key}`, { client: { apiRoot: `http://127.0.0.1:${port}/telegram` } });
+    const notModified = async (call: Promise<unknown>, what: string) => {
+      try {
+        await call;
+        assert.fail(`${what}: the edit was taken`);
+      } catch (e) {
+        assert.ok(e instanceof GrammyError, `${what}: expected a GrammyError, got ${String(e)}`);
+        assert.equal(e.error_code, 400, what);
+        assert.equal(
+          e.description,
+          'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+          what,
+        );
+      }
+    };
+    const keyboard = new InlineKeyboard().text('Yes', 'yes').url('Site', 'https://example.com');
+    const sent = await grammy.api.sendMessage(groupId, '<b>Pick</b>', { parse_mode: 'HTML', reply_markup: keyboard });
+    const editedAt = async () =>
+      (
+        await t()
+          .services.db.k.selectFrom('outbox_messages')
+          .select('edited_at')
+          .where('telegram_message_id', '=', sent.message_id)
+          .executeTakeFirstOrThrow()
+      ).edited_at;
+    const same = { parse_mode: 'HTML' as const, reply_markup: keyboard };
+    await notModified(grammy.api.editMessageText(groupId, sent.message_id, '<b>Pick</b>', same), 'same text');
+    await notModified(grammy.api.editMessageReplyMarkup(groupId, sent.message_id, same), 'same keyboard');
+    // Stored as sent: the keyboard's fields in another order are the same keyboard.
+    const reordered = {
+      inline_keyboard: [
+        [
+          { callback_data: 'yes', text: 'Yes' },
+          { url: 'https://example.com', text: 'Site' },
+        ],
+      ],
+    };
+    refused(
+      await telegram('editMessageReplyMarkup', {
+        chat_id: groupId,
+        message_id: sent.message_id,
+        reply_markup: reordered,
+      }),
+      'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      'reordered keyboard',
+    );
+    assert.equal(await editedAt(), null, 'no edit_date');
+    // Removing a keyboard that is not there changes nothing either.
+    const bare = await grammy.api.sendMessage(groupId, 'plain');
+    await notModified(grammy.api.editMessageReplyMarkup(groupId, bare.message_id), 'no keyboard to remove');
+    // A change is taken; the platform's own editMessageText still takes an edit that changes nothing.
+    const changed = await grammy.api.editMessageText(groupId, sent.message_id, '<b>Pick</b>', { parse_mode: 'HTML' });
+    assert.ok(changed !== true && !('reply_markup' in changed), 'the keyboard removed');
+    assert.notEqual(await editedAt(), null, 'an edit_date');
+    const native = await botCall(t().app, 'editMessageText', bot.api_key, {
+      chat_id: groupId,
+      chat_type: 'group',
+      message_id: String(bare.message_id),
+      text: 'plain',
+    });
+    assert.equal(native.body.ok, true, JSON.stringify(native.body));
   });
 });

@@ -1,5 +1,6 @@
 // Sending and editing messages, for the /openapi/messages endpoints and the bot methods alike.
 // Every rule lives here: membership, privacy, the image level, links, rate limits, idempotency.
+import { isDeepStrictEqual } from 'node:util';
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
@@ -71,6 +72,18 @@ function parseRich(c: Content, stored = false): Markup | null {
   if (!parsed.ok) throw paramError(`content: ${parsed.error}`);
   return parsed.markup;
 }
+
+/** The stored keyboard as data: key order is not a change. */
+const keyboardOf = (json: string | null): unknown => (json === null ? null : JSON.parse(json));
+
+/** Whether an edit would store the message's content, type and keyboard as they are. */
+const unchanged = (
+  row: Pick<repo.OutboxRow, 'content' | 'object_name' | 'reply_markup'>,
+  next: Pick<repo.OutboxRow, 'content' | 'object_name' | 'reply_markup'>,
+): boolean =>
+  row.content === next.content &&
+  row.object_name === next.object_name &&
+  isDeepStrictEqual(keyboardOf(row.reply_markup), keyboardOf(next.reply_markup));
 
 /** Whether the message shows an image: the Lv.2 rule of decisions.md section 3 applies. */
 const showsImage = (c: Content, markup: Markup | null): boolean =>
@@ -268,8 +281,17 @@ export class MessagingService {
     });
   }
 
-  /** Replaces the text (and keyboard) of one of the bot's own messages (its platform id or Telegram number). */
-  async edit(sender: Credential, chat: ChatRef, messageId: string | number, c: Content): Promise<Message> {
+  /**
+   * Replaces the text (and keyboard) of one of the bot's own messages (its platform id or Telegram
+   * number). `refuseUnchanged`: an edit that would store what is there is refused, as Telegram does.
+   */
+  async edit(
+    sender: Credential,
+    chat: ChatRef,
+    messageId: string | number,
+    c: Content,
+    { refuseUnchanged = false }: { refuseUnchanged?: boolean } = {},
+  ): Promise<Message> {
     const from = senderOf(sender);
     return this.work.run(async ({ tx, now }) => {
       const row = await repo.findOutboxRef(tx, messageId);
@@ -281,6 +303,7 @@ export class MessagingService {
       const markup = parseRich(c, c.content === row.content && row.normalized !== null);
       await this.admit(within(tx), from, chat, showsImage(c, markup));
       const next = this.row(sender, chat, c, markup, [], now);
+      if (refuseUnchanged && unchanged(row, next)) throw new AppError(Errors.messageNotModified);
       await repo.editOutbox(tx, row.message_id, {
         content: next.content,
         normalized: next.normalized,

@@ -209,7 +209,9 @@ export const messageMethods = [
     run: async (call, p) => {
       const { chat, messageId } = await target(call, p);
       const keyboard = keyboardOf(p.reply_markup);
-      const edited = await call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard));
+      const edited = await call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard), {
+        refuseUnchanged: true,
+      });
       return presentMessage(call.s, edited);
     },
   }),
@@ -227,13 +229,19 @@ export const messageMethods = [
       const current = await findOutboxRef(call.s.db.k, messageId);
       if (current === undefined) throw badRequest('message to edit not found');
       const keyboard = keyboardOf(p.reply_markup);
-      const edited = await call.s.messaging.edit(call.credential, chat, messageId, {
-        objectName: current.object_name,
-        rich: current.normalized !== null,
-        title: current.title,
-        content: current.content,
-        replyMarkup: keyboard,
-      });
+      const edited = await call.s.messaging.edit(
+        call.credential,
+        chat,
+        messageId,
+        {
+          objectName: current.object_name,
+          rich: current.normalized !== null,
+          title: current.title,
+          content: current.content,
+          replyMarkup: keyboard,
+        },
+        { refuseUnchanged: true },
+      );
       return presentMessage(call.s, edited);
     },
   }),
