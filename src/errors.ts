@@ -235,6 +235,14 @@ const TELEGRAM_WORDING = new Map<ErrorDef, { code: number; description: string }
         'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
     },
   ],
+  // Telegram gives one text for an unknown query and one already answered.
+  [
+    Errors.unknownCallbackQuery,
+    {
+      code: 400,
+      description: 'Bad Request: query is too old and response timeout expired or query ID is invalid',
+    },
+  ],
   [
     Errors.pollTerminated,
     {

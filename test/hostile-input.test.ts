@@ -383,7 +383,7 @@ await describeStores('hostile input', (t) => {
       assert.deepEqual(res.json(), {
         ok: false,
         error_code: 400,
-        description: "Bad Request: can't parse reply_markup JSON object",
+        description: "Bad Request: can't parse reply keyboard markup JSON object",
       });
     }
     const file = await multipart(

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { before, it } from 'node:test';
 import { Bot, GrammyError, InlineKeyboard } from 'grammy';
-import { describeStores } from './helpers/app.js';
+import { describeStores, outboxRows } from './helpers/app.js';
 import { type Answer, botCall, say } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 
@@ -100,7 +100,7 @@ await describeStores('what Telegram bot libraries send', (t) => {
       await telegram('sendMessage', { chat_id: user.user_id, text: 'plain', entities: null, reply_markup: null }),
       'json nulls',
     );
-    refused(await telegram('sendMessage', { chat_id: null, text: 'x' }), 'Bad Request: chat_id: required');
+    refused(await telegram('sendMessage', { chat_id: null, text: 'x' }), 'Bad Request: chat_id is empty');
   });
 
   it('getChatMember answers an owner and an administrator with the fields of their kind', async () => {
@@ -285,5 +285,85 @@ await describeStores('what Telegram bot libraries send', (t) => {
       text: 'plain',
     });
     assert.equal(native.body.ok, true, JSON.stringify(native.body));
+  });
+
+  it("refused parameters are described with the texts Telegram's server answers, and nothing is sent", async () => {
+    const before = await outboxRows(t());
+    const sent = resultOf(await telegram('sendMessage', { chat_id: groupId, text: 'to edit' })) as {
+      message_id: number;
+    };
+    const cases: [string, Record<string, unknown>, string, ('form' | 'json')?][] = [
+      ['sendMessage', { text: 'x' }, 'chat_id is empty'],
+      ['sendMessage', { chat_id: groupId }, 'message text is empty'],
+      ['sendMessage', { chat_id: groupId, text: '' }, 'message text is empty', 'form'],
+      ['sendMessage', { chat_id: groupId, text: '<b></b>', parse_mode: 'HTML' }, 'message text is empty'],
+      ['sendMessage', { chat_id: groupId, text: 'x'.repeat(5001) }, 'message is too long'],
+      [
+        'editMessageText',
+        { chat_id: groupId, message_id: sent.message_id, text: 'x'.repeat(5001) },
+        'message is too long',
+      ],
+      [
+        'sendPhoto',
+        { chat_id: groupId, photo: 'https://x.example/p.png', caption: 'x'.repeat(1025) },
+        'message caption is too long',
+      ],
+      ['sendPhoto', { chat_id: groupId, photo: 'http://x.example/p.png' }, 'wrong file identifier/HTTP URL specified'],
+      ['sendPhoto', { chat_id: groupId, photo: 'AgACAgIAAxkBAAI' }, 'wrong file identifier/HTTP URL specified'],
+      [
+        'sendMessage',
+        { chat_id: groupId, text: '<a href="http://x.example">x</a>', parse_mode: 'HTML' },
+        'can\'t parse entities: links must be https:// URLs (got "http://x.example")',
+      ],
+      [
+        'sendMessage',
+        { chat_id: groupId, text: '[x](javascript:alert(1))', parse_mode: 'MarkdownV2' },
+        'can\'t parse entities: links must be https:// URLs (got "javascript:alert(1)")',
+      ],
+      [
+        'sendMessage',
+        { chat_id: groupId, text: 'x', reply_markup: '{"inline_keyboard":' },
+        "can't parse reply keyboard markup JSON object",
+        'form',
+      ],
+      [
+        'sendMessage',
+        {
+          chat_id: groupId,
+          text: 'x',
+          reply_markup: { inline_keyboard: [[{ text: 'k', callback_data: 'é'.repeat(33) }]] },
+        },
+        'BUTTON_DATA_INVALID',
+      ],
+      ['editMessageText', { chat_id: groupId, text: 'x' }, 'message identifier is not specified'],
+      ['editMessageReplyMarkup', { message_id: sent.message_id }, 'chat_id is empty'],
+      ['editMessageText', { chat_id: 'no-such-chat', message_id: sent.message_id, text: 'x' }, 'chat not found'],
+      ['getChatMember', { chat_id: groupId }, 'invalid user_id specified'],
+      ['setMyCommands', { commands: [{ command: 'Bad-Command', description: 'x' }] }, 'BOT_COMMAND_INVALID'],
+      ['setWebhook', { url: 'http://example.com/hook' }, 'bad webhook: An HTTPS URL must be provided for webhook'],
+      [
+        'answerCallbackQuery',
+        { callback_query_id: 'no-such-query' },
+        'query is too old and response timeout expired or query ID is invalid',
+      ],
+    ];
+    // Every answer compared at once, so a failure shows each text that differs.
+    const answers: unknown[] = [];
+    for (const [method, params, , as] of cases) {
+      const r = await telegram(method, params, as);
+      answers.push({ method, status: r.status, body: r.body });
+    }
+    assert.deepEqual(
+      answers,
+      cases.map(([method, , description]) => ({
+        method,
+        status: 400,
+        body: { ok: false, error_code: 400, description: `Bad Request: ${description}` },
+      })),
+    );
+    assert.equal(await outboxRows(t()), before + 1, 'only the message to edit was sent');
+    // Telegram's limit is 64 bytes of callback_data, not characters.
+    const fits = { inline_keyboard: [[{ text: 'k', callback_data: 'é'.repeat(32) }]] };
+    resultOf(await telegram('sendMessage', { chat_id: groupId, text: 'x', reply_markup: fits }), '64 bytes');
   });
 });

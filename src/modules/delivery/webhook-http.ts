@@ -421,4 +421,9 @@ export class VettedWebhookUrl {
   static async vet(url: string, allowInsecure: boolean): Promise<VettedWebhookUrl> {
     return new VettedWebhookUrl(url, await checkWebhookUrl(url, allowInsecure));
   }
+
+  /** Refused for not being https: the Telegram surface says so in Telegram's words, without the setting. */
+  get notHttps(): boolean {
+    return this.problem === INSECURE_REFUSED;
+  }
 }

@@ -10,6 +10,7 @@ export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
 export { chatUsers, expireIdempotencyKeys, findOutbox, findOutboxRef, insertOutbox } from './repo.js';
 export { botContent } from './richtext/parse-mode.js';
+export type { ConversionRefusal } from './richtext/parse-mode.js';
 export { messagingRoutes } from './routes.js';
 export { MessagingService } from './service.js';
 export type { ChatRef, Content } from './service.js';

@@ -20,6 +20,9 @@ const STRUCTURED = new Set([
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** What Telegram's parse error calls a parameter where it is not the parameter's name. */
+const JSON_NAMES: Readonly<Record<string, string>> = { reply_markup: 'reply keyboard markup' };
+
 /** A parameter's JSON text as its value, held to what a JSON body is held to. */
 export function jsonParam(key: string, text: string): unknown {
   let parsed: unknown;
@@ -27,7 +30,7 @@ export function jsonParam(key: string, text: string): unknown {
     // As Fastify reads a JSON body: a __proto__ or constructor.prototype key is refused.
     parsed = sjson.parse(text);
   } catch {
-    throw badRequest(`can't parse ${key} JSON object`);
+    throw badRequest(`can't parse ${JSON_NAMES[key] ?? key} JSON object`);
   }
   if (tooDeep(parsed)) throw badRequest(`${key} nests deeper than ${MAX_DEPTH} levels`);
   return parsed;

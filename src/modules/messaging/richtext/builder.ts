@@ -14,6 +14,8 @@ export const PLAIN: Style = { bold: false, italic: false, color: null, href: nul
 
 /** The one failure a conversion reports; the caller turns it into a parameter error on `text`. */
 export class ConversionError extends Error {}
+/** The conversion left no text: Telegram's surface words it as an empty text. */
+export class NothingLeftError extends ConversionError {}
 
 type TextPart = { kind: 'text'; text: string; style: Style };
 type Part = TextPart | { kind: 'img'; src: string; href: string | null };
@@ -93,7 +95,7 @@ export class RichTextBuilder {
   /** The content text; a conversion that leaves nothing to show is refused. */
   render(): string {
     const content = renderMarkup({ segments: this.parts.map(segmentOf) });
-    if (content === '') throw new ConversionError('nothing to show after conversion');
+    if (content === '') throw new NothingLeftError('nothing to show after conversion');
     return content;
   }
 }

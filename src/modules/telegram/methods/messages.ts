@@ -5,6 +5,7 @@ import {
   botContent,
   type ChatRef,
   type Content,
+  type ConversionRefusal,
   findOutboxRef,
   type InlineKeyboard,
   isHttpsUrl,
@@ -14,6 +15,7 @@ import {
   renderMarkup,
 } from '../../messaging/index.js';
 import { IdParam, resolveChat } from '../chats.js';
+import { isRecord } from '../params.js';
 import { chatOf } from './chats.js';
 import { markupOfEntities, type MessageEntity } from '../entities.js';
 import { badRequest } from '../errors.js';
@@ -54,14 +56,38 @@ const Ignored = {
   message_effect_id: Type.Optional(Type.Unknown()),
 };
 
+/** Telegram's limit on callback_data, in UTF-8 bytes. */
+const MAX_CALLBACK_DATA_BYTES = 64;
+
+/** A button as the core takes it, with Telegram's limit on its data checked. */
+function telegramButton(button: unknown): unknown {
+  if (!isRecord(button)) return button;
+  const data = button.callback_data;
+  if (typeof data === 'string' && Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES) {
+    throw badRequest('BUTTON_DATA_INVALID');
+  }
+  return button;
+}
+
 /** Only an inline keyboard is kept; reply keyboards and the like are accepted and ignored. */
 function keyboardOf(replyMarkup: unknown): InlineKeyboard | null {
-  const isInline = typeof replyMarkup === 'object' && replyMarkup !== null && 'inline_keyboard' in replyMarkup;
-  if (!isInline) return null;
-  const parsed = parseKeyboard(replyMarkup);
+  if (!isRecord(replyMarkup) || !('inline_keyboard' in replyMarkup)) return null;
+  const rows = replyMarkup.inline_keyboard;
+  const parsed = parseKeyboard(
+    Array.isArray(rows)
+      ? {
+          ...replyMarkup,
+          inline_keyboard: rows.map((row: unknown) => (Array.isArray(row) ? row.map(telegramButton) : row)),
+        }
+      : replyMarkup,
+  );
   if (!parsed.ok) throw badRequest(parsed.error);
   return parsed.keyboard;
 }
+
+/** HTML or Markdown the platform refuses, in Telegram's words: bots fall back to plain text on them. */
+const telegramRefusal: ConversionRefusal = (reason, nothingLeft) =>
+  badRequest(nothingLeft ? 'message text is empty' : `can't parse entities: ${reason}`);
 
 /** Telegram's parse_mode (none: plain text), or explicit entities, as the core's content. */
 function contentOf(
@@ -73,7 +99,7 @@ function contentOf(
     if (!['html', 'markdown', 'markdownv2'].includes(p.parse_mode.toLowerCase())) {
       throw badRequest(`unsupported parse_mode ${p.parse_mode}`);
     }
-    return botContent(p.parse_mode, text, keyboard);
+    return botContent(p.parse_mode, text, keyboard, telegramRefusal);
   }
   const rich = markupOfEntities(text, p.entities ?? []);
   return rich === undefined ? botContent('text', text, keyboard) : botContent('richtext', rich, keyboard);
@@ -123,10 +149,11 @@ async function target(
   p: { chat_id?: number | string; message_id?: number | string; inline_message_id?: string },
 ) {
   if (p.inline_message_id !== undefined) throw badRequest('inline messages are not supported');
-  if (p.chat_id === undefined) throw badRequest('chat_id: required');
-  if (p.message_id === undefined) throw badRequest('message_id: required');
-  // The core takes the message's Telegram number or platform id as given.
-  return { chat: await resolveChat(call.s, p.chat_id), messageId: p.message_id };
+  if (p.chat_id === undefined) throw badRequest('chat_id is empty');
+  if (p.message_id === undefined) throw badRequest('message identifier is not specified');
+  // An unknown chat is Telegram's "chat not found", before any message is looked for in it. The
+  // core takes the message's Telegram number or platform id as given.
+  return { chat: (await chatOf(call, p.chat_id)).chat, messageId: p.message_id };
 }
 
 /** A photo message: the image above its caption, as rich text (the Lv.2 image rule applies in the core). */
@@ -185,10 +212,12 @@ export const messageMethods = [
     params: SendPhotoParams,
     result: MessageSchema,
     run: async (call, p) => {
-      if (typeof p.photo !== 'string') {
+      // A file part, or (as grammY and others send one) an attach:// reference to it.
+      if (typeof p.photo !== 'string' || p.photo.startsWith('attach://')) {
         throw badRequest('uploading files is not supported; send the photo as an https URL');
       }
-      if (!isHttpsUrl(p.photo)) throw badRequest('photo: must be an https URL (uploads are not supported)');
+      // Only https URLs are taken (no file ids here): Telegram's text for a photo it cannot read.
+      if (!isHttpsUrl(p.photo)) throw badRequest('wrong file identifier/HTTP URL specified');
       const chat = await resolveChat(call.s, p.chat_id);
       return send(call, chat, photoContent(p.photo, p, keyboardOf(p.reply_markup)));
     },

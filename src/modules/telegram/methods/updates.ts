@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../../../db/types.js';
+import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
 import { presentUpdates } from '../presenter.js';
 import * as repo from '../repo.js';
@@ -79,6 +80,7 @@ export const updateMethods = [
       // An empty url removes the webhook, as in Telegram.
       if (p.url === '') return call.s.delivery.deleteWebhook(call.botId, p.drop_pending_updates ?? false);
       const url = await call.s.delivery.vet(p.url);
+      if (url.notHttps) throw badRequest('bad webhook: An HTTPS URL must be provided for webhook');
       await call.s.work.run(async (w) => {
         await call.s.delivery.setWebhookIn(w, call.botId, url, {
           secretToken: p.secret_token,
