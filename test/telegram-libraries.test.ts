@@ -366,4 +366,44 @@ await describeStores('what Telegram bot libraries send', (t) => {
     const fits = { inline_keyboard: [[{ text: 'k', callback_data: 'é'.repeat(32) }]] };
     resultOf(await telegram('sendMessage', { chat_id: groupId, text: 'x', reply_markup: fits }), '64 bytes');
   });
+
+  it('inline buttons for actions this platform cannot perform are kept as labels', async () => {
+    const label = (text: string, action: Record<string, unknown>) => ({ text, ...action });
+    const sent = resultOf(
+      await telegram('sendMessage', {
+        chat_id: groupId,
+        text: 'buttons',
+        reply_markup: {
+          inline_keyboard: [
+            [label('a', { switch_inline_query: 'q' }), label('b', { switch_inline_query_current_chat: '' })],
+            [
+              label('c', { switch_inline_query_chosen_chat: { allow_user_chats: true } }),
+              label('d', { web_app: { url: 'https://x.example' } }),
+            ],
+            [label('e', { copy_text: { text: 'x' } }), label('f', { callback_game: {} }), label('g', { pay: true })],
+            [label('h', { callback_data: 'h' })],
+          ],
+        },
+      }),
+    ) as { reply_markup: unknown };
+    assert.deepEqual(sent.reply_markup, {
+      inline_keyboard: [
+        [{ text: 'a' }, { text: 'b' }],
+        [{ text: 'c' }, { text: 'd' }],
+        [{ text: 'e' }, { text: 'f' }, { text: 'g' }],
+        [{ text: 'h', callback_data: 'h' }],
+      ],
+    });
+    // As grammY's keyboard builder makes them.
+    const built = new InlineKeyboard()
+      .switchInline('Share', 'q')
+      .switchInlineCurrent('Here')
+      .webApp('App', 'https://x.example');
+    const fromGrammy = resultOf(
+      await telegram('sendMessage', { chat_id: groupId, text: 'grammY', reply_markup: built }),
+    );
+    assert.deepEqual((fromGrammy as { reply_markup: unknown }).reply_markup, {
+      inline_keyboard: [[{ text: 'Share' }, { text: 'Here' }, { text: 'App' }]],
+    });
+  });
 });

@@ -56,17 +56,30 @@ const Ignored = {
   message_effect_id: Type.Optional(Type.Unknown()),
 };
 
+/**
+ * Button kinds this platform cannot perform: the button is kept as a label (decisions.md section 7:
+ * a button may have no action), so keyboards built for Telegram still show.
+ */
+const LABEL_ONLY = new Set([
+  'switch_inline_query',
+  'switch_inline_query_current_chat',
+  'switch_inline_query_chosen_chat',
+  'web_app',
+  'copy_text',
+  'callback_game',
+  'pay',
+]);
 /** Telegram's limit on callback_data, in UTF-8 bytes. */
 const MAX_CALLBACK_DATA_BYTES = 64;
 
-/** A button as the core takes it, with Telegram's limit on its data checked. */
+/** A button as the core takes it: Telegram's data limit checked, actions it cannot perform dropped. */
 function telegramButton(button: unknown): unknown {
   if (!isRecord(button)) return button;
   const data = button.callback_data;
   if (typeof data === 'string' && Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES) {
     throw badRequest('BUTTON_DATA_INVALID');
   }
-  return button;
+  return Object.fromEntries(Object.entries(button).filter(([kind]) => !LABEL_ONLY.has(kind)));
 }
 
 /** Only an inline keyboard is kept; reply keyboards and the like are accepted and ignored. */
