@@ -909,6 +909,39 @@ await describeStoresOnFakeClock(
   { env: { RATE_LIMITS: 'on' } },
 );
 
+await describeStoresOnFakeClock(
+  'messaging: a send takes a token from each of its buckets or from none',
+  (t, limitClock) => {
+    const key = (creds: Creds) => ({ 'x-api-key': creds.api_key });
+    const send = (to: TestUser, creds: Creds) =>
+      inject(t().app, PRIVATE_SEND, { to_user_id: to.user_id, object_name: 'text', content: 'hi' }, key(creds));
+    /** The status and the refusing bucket's policy of an answer. */
+    const outcome = (r: Answer): unknown[] => [r.status, r.headers['ratelimit-policy']];
+    const SENT = [200, undefined];
+    const BY_BOT = [429, '"send";q=2;w=1'];
+    const BY_CHAT = [429, '"chat";q=5;w=5'];
+
+    it('a send the bot’s overall bucket refuses spends none of its chat’s', async () => {
+      const [owner, c, d] = (await createUsers(t().app, 3)) as [TestUser, TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id);
+      assert.deepEqual(outcome(await send(c, bot)), SENT);
+      assert.deepEqual(outcome(await send(d, bot)), SENT);
+      for (let i = 0; i < 4; i++) assert.deepEqual(outcome(await send(c, bot)), BY_BOT, `#${i}`);
+      // C kept its four tokens (five, a second on): the bot's two a second all reach it for four seconds.
+      for (let second = 1; second <= 4; second++) {
+        limitClock.advance(1000);
+        for (let i = 0; i < 2; i++) assert.deepEqual(outcome(await send(c, bot)), SENT, `${second} s, #${i}`);
+      }
+      limitClock.advance(1000);
+      assert.deepEqual(outcome(await send(c, bot)), SENT);
+      // C is empty now and the bot is not: refused by C's bucket, the send leaves the bot its token.
+      assert.deepEqual(outcome(await send(c, bot)), BY_CHAT);
+      assert.deepEqual(outcome(await send(d, bot)), SENT, 'the chat’s refusal left the bot its token');
+    });
+  },
+  { env: { RATE_LIMITS: 'on', RATE_LIMIT_BOT_PER_S: '2' } },
+);
+
 // ---------------------------------------------------------------------- Redis: limits shared by instances
 
 interface Instance {
@@ -992,6 +1025,36 @@ for (const store of await storesUnderTest()) {
         assert.equal((await inject(two.app, PRIVATE_SEND, dm, headers)).status, 200);
         assert.equal((await inject(one.app, PRIVATE_SEND, dm, headers)).status, 429);
         assert.equal((await outboxSince(one.app, '0')).messages.length, 6);
+      },
+    );
+
+    it(
+      'a send the bot’s overall bucket refuses spends none of its chat’s, in Redis too',
+      { skip: !redisUp && 'Redis unreachable' },
+      async () => {
+        if (one === undefined || two === undefined) throw new Error('instances not started');
+        const [first, second] = [one.app, two.app];
+        const [owner, c, ...others] = (await createUsers(one.app, 8)) as [TestUser, TestUser, ...TestUser[]];
+        const bot = await createBot(one.app, owner.user_id);
+        const headers = { 'x-api-key': bot.api_key };
+        let turn = 0;
+        /** A send to `to` on each instance in turn: its status and the refusing bucket's policy. */
+        const send = async (to: TestUser): Promise<unknown[]> => {
+          const r = await inject(
+            turn++ % 2 === 0 ? first : second,
+            PRIVATE_SEND,
+            { to_user_id: to.user_id, object_name: 'text', content: 'hi' },
+            headers,
+          );
+          return [r.status, r.headers['ratelimit-policy']];
+        };
+        // Six chats of five take the bot's 30 of this second.
+        for (const u of others.slice(0, 6))
+          for (let i = 0; i < 5; i++) assert.deepEqual(await send(u), [200, undefined]);
+        for (let i = 0; i < 4; i++) assert.deepEqual(await send(c), [429, '"send";q=30;w=1'], `#${i}`);
+        sharedClock.advance(1000);
+        for (let i = 0; i < 5; i++) assert.deepEqual(await send(c), [200, undefined], `C kept its five, #${i}`);
+        assert.deepEqual(await send(c), [429, '"chat";q=5;w=5']);
       },
     );
   });

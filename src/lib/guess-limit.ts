@@ -74,8 +74,9 @@ export class GuessLimiter {
     if (wait > 0) throw new TooManyGuesses(wait);
     const value = await check();
     if (value !== undefined) return value;
-    local.take(key, GUESSES_PER_ADDRESS, now);
-    if (shared !== undefined) await shared.take(key, GUESSES_PER_ADDRESS, now);
+    const claims = [{ key, bucket: GUESSES_PER_ADDRESS }];
+    local.take(claims, now);
+    if (shared !== undefined) await shared.take(claims, now);
     return undefined;
   }
 }

@@ -9,7 +9,9 @@ import {
   RedisRateLimiter,
   rateLimitedError,
   retryAfterSeconds,
+  type Claim,
   type RateLimiter,
+  type Taken,
 } from './rate-limit.js';
 import { REDIS_URL, redisUnderTest } from '../../test/helpers/stores.js';
 
@@ -28,7 +30,7 @@ async function takeN(
   now: number,
 ) {
   const oks: boolean[] = [];
-  for (let i = 0; i < n; i++) oks.push((await l.take(key, bucket, now)).ok);
+  for (let i = 0; i < n; i++) oks.push((await l.take([{ key, bucket }], now)).ok);
   return oks;
 }
 
@@ -40,8 +42,9 @@ function behaves(name: string, limiter: () => RateLimiter, skip: false | string 
       const key = fresh('burst');
       const bucket = { perSecond: 1, burst: 5 };
       assert.deepEqual(await takeN(l, key, 6, bucket, T0), [true, true, true, true, true, false]);
-      assert.deepEqual(await l.take(key, bucket, T0), { ok: false, retryAfterMs: 1000 });
-      assert.deepEqual(await l.take(key, bucket, T0 + 400), { ok: false, retryAfterMs: 600 });
+      const claim = { key, bucket };
+      assert.deepEqual(await l.take([claim], T0), { ok: false, retryAfterMs: 1000, claim });
+      assert.deepEqual(await l.take([claim], T0 + 400), { ok: false, retryAfterMs: 600, claim });
     });
 
     it('refills at the rate, never above the burst', async () => {
@@ -49,9 +52,9 @@ function behaves(name: string, limiter: () => RateLimiter, skip: false | string 
       const key = fresh('refill');
       const bucket = { perSecond: 2, burst: 3 };
       assert.deepEqual(await takeN(l, key, 4, bucket, T0), [true, true, true, false]);
-      assert.equal((await l.take(key, bucket, T0 + 499)).ok, false, 'not yet a whole token');
-      assert.equal((await l.take(key, bucket, T0 + 500)).ok, true, 'one token after 1/rate');
-      assert.equal((await l.take(key, bucket, T0 + 500)).ok, false);
+      assert.equal((await l.take([{ key, bucket }], T0 + 499)).ok, false, 'not yet a whole token');
+      assert.equal((await l.take([{ key, bucket }], T0 + 500)).ok, true, 'one token after 1/rate');
+      assert.equal((await l.take([{ key, bucket }], T0 + 500)).ok, false);
       // A long quiet spell refills to the burst only.
       assert.deepEqual(await takeN(l, key, 4, bucket, T0 + 3_600_000), [true, true, true, false]);
     });
@@ -61,20 +64,39 @@ function behaves(name: string, limiter: () => RateLimiter, skip: false | string 
       const key = fresh('group');
       const bucket = { perSecond: 20 / 60, burst: 20 };
       assert.equal((await takeN(l, key, 20, bucket, T0)).every(Boolean), true);
-      const refused = await l.take(key, bucket, T0);
-      assert.equal(refused.ok, false);
-      assert.equal(refused.retryAfterMs, 3000);
-      assert.equal((await l.take(key, bucket, T0 + 2999)).ok, false);
-      assert.equal((await l.take(key, bucket, T0 + 3000)).ok, true);
+      assert.deepEqual(await l.take([{ key, bucket }], T0), { ok: false, retryAfterMs: 3000, claim: { key, bucket } });
+      assert.equal((await l.take([{ key, bucket }], T0 + 2999)).ok, false);
+      assert.equal((await l.take([{ key, bucket }], T0 + 3000)).ok, true);
+    });
+
+    it('a take of several buckets takes from all or from none, answering for the first empty one', async () => {
+      const l = limiter();
+      const chat = { key: fresh('chat'), bucket: { perSecond: 1, burst: 5 } };
+      const overall = { key: fresh('send'), bucket: { perSecond: 2, burst: 2 } };
+      assert.deepEqual(await l.take([chat, overall], T0), { ok: true });
+      assert.deepEqual(await l.take([chat, overall], T0), { ok: true });
+      for (let i = 0; i < 4; i++) {
+        assert.deepEqual(await l.take([chat, overall], T0), { ok: false, retryAfterMs: 500, claim: overall });
+      }
+      // The refusals by the overall bucket left the chat's three tokens.
+      assert.deepEqual(await takeN(l, chat.key, 4, chat.bucket, T0), [true, true, true, false]);
+      // Both empty: the first claim answers.
+      assert.deepEqual(await l.take([chat, overall], T0), { ok: false, retryAfterMs: 1000, claim: chat });
+      assert.deepEqual(await l.take([overall, chat], T0), { ok: false, retryAfterMs: 500, claim: overall });
+      // A second on, the chat has one token and the overall bucket two: one send, then the chat refuses
+      // and the overall bucket keeps its second token.
+      assert.deepEqual(await l.take([chat, overall], T0 + 1000), { ok: true });
+      assert.deepEqual(await l.take([chat, overall], T0 + 1000), { ok: false, retryAfterMs: 1000, claim: chat });
+      assert.deepEqual(await takeN(l, overall.key, 2, overall.bucket, T0 + 1000), [true, false]);
     });
 
     it('keys are independent', async () => {
       const l = limiter();
       const [k1, k2] = [fresh('one'), fresh('two')];
       const bucket = { perSecond: 1, burst: 1 };
-      assert.equal((await l.take(k1, bucket, T0)).ok, true);
-      assert.equal((await l.take(k1, bucket, T0)).ok, false);
-      assert.equal((await l.take(k2, bucket, T0)).ok, true);
+      assert.equal((await l.take([{ key: k1, bucket }], T0)).ok, true);
+      assert.equal((await l.take([{ key: k1, bucket }], T0)).ok, false);
+      assert.equal((await l.take([{ key: k2, bucket }], T0)).ok, true);
     });
   });
 }
@@ -85,13 +107,19 @@ behaves('memory', () => new MemoryRateLimiter());
 class RememberingLimiter implements Pick<RateLimiter, 'take'> {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
-  take(key: string, bucket: { perSecond: number; burst: number }, now: number) {
-    const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
-    const tokens = Math.min(bucket.burst, state.tokens + ((now - state.at) / 1000) * bucket.perSecond);
-    this.buckets.set(key, { tokens: tokens < 1 ? tokens : tokens - 1, at: now });
-    return tokens < 1
-      ? { ok: false, retryAfterMs: Math.ceil(((1 - tokens) / bucket.perSecond) * 1000) }
-      : { ok: true, retryAfterMs: 0 };
+  take(claims: readonly Claim[], now: number): Taken {
+    const refills = claims.map((claim) => {
+      const { perSecond, burst } = claim.bucket;
+      const state = this.buckets.get(claim.key) ?? { tokens: burst, at: now };
+      return { claim, tokens: Math.min(burst, state.tokens + ((now - state.at) / 1000) * perSecond) };
+    });
+    const empty = refills.find(({ tokens }) => tokens < 1);
+    if (empty !== undefined) {
+      const retryAfterMs = Math.ceil(((1 - empty.tokens) / empty.claim.bucket.perSecond) * 1000);
+      return { ok: false, retryAfterMs, claim: empty.claim };
+    }
+    for (const { claim, tokens } of refills) this.buckets.set(claim.key, { tokens: tokens - 1, at: now });
+    return { ok: true };
   }
 }
 
@@ -109,22 +137,25 @@ describe('memory token bucket forgets only what it can', () => {
         fc.array(
           fc.tuple(
             fc.nat(5),
+            fc.boolean(),
             fc.oneof(fc.constant(0), fc.nat(100), fc.integer({ min: 9_000, max: 12_000 }), fc.nat(70_000)),
           ),
           { maxLength: 200 },
         ),
         (takes) => {
           const [fast, reference] = [new MemoryRateLimiter(), new RememberingLimiter()];
-          const take = (key: number, now: number) => {
-            const bucket = buckets[key % buckets.length] ?? buckets[0];
-            assert.deepEqual(fast.take(`k${key}`, bucket, now), reference.take(`k${key}`, bucket, now));
+          // A take of one key's bucket, or of it and the sender's overall bucket together, as a send's.
+          const take = (key: number, withOverall: boolean, now: number) => {
+            const claims = [{ key: `k${key}`, bucket: buckets[key % buckets.length] ?? buckets[0] }];
+            if (withOverall) claims.push({ key: 'overall', bucket: buckets[2] });
+            assert.deepEqual(fast.take(claims, now), reference.take(claims, now));
           };
           let now = T0;
-          for (const [key, wait] of takes) {
+          for (const [key, withOverall, wait] of takes) {
             now += wait;
-            take(key, now);
+            take(key, withOverall, now);
             // Drained at once, a bucket forgotten too soon would hold more tokens (or refuse for less long).
-            if (wait === 0) for (let i = 0; i <= 30; i++) take(key, now);
+            if (wait === 0) for (let i = 0; i <= 30; i++) take(key, withOverall, now);
           }
         },
       ),
@@ -141,16 +172,17 @@ describe('memory token bucket forgets only what it can', () => {
         fc.oneof(fc.integer({ min: -3, max: 3 }), fc.integer({ min: -2_000, max: 2_000 })),
         (burst, perMinute, taken, off) => {
           const bucket = { perSecond: perMinute / 60, burst };
+          const a = { key: 'a', bucket };
           const [fast, reference] = [new MemoryRateLimiter(), new RememberingLimiter()];
           for (let i = 0; i < taken; i++) {
-            assert.deepEqual(fast.take('a', bucket, T0), reference.take('a', bucket, T0));
+            assert.deepEqual(fast.take([a], T0), reference.take([a], T0));
           }
           // Another key's take sweeps (past the sweep interval) around the moment 'a' is full again.
           const refill = (Math.min(taken, burst) / bucket.perSecond) * 1000;
           const now = T0 + Math.max(10_001, Math.round(refill) + off);
-          fast.take('b', bucket, now);
+          fast.take([{ key: 'b', bucket }], now);
           for (let i = 0; i <= burst; i++) {
-            assert.deepEqual(fast.take('a', bucket, now), reference.take('a', bucket, now));
+            assert.deepEqual(fast.take([a], now), reference.take([a], now));
           }
         },
       ),
@@ -161,25 +193,25 @@ describe('memory token bucket forgets only what it can', () => {
   it('still sweeps after the clock is set back', () => {
     const l = new MemoryRateLimiter();
     const [chat] = buckets;
-    l.take('chat:bot:late', chat, T0 + 3_600_000);
-    for (let i = 0; i < 100; i++) l.take(`chat:bot:${i}`, chat, T0);
-    l.take('chat:bot:next', chat, T0 + 10_001);
+    l.take([{ key: 'chat:bot:late', bucket: chat }], T0 + 3_600_000);
+    for (let i = 0; i < 100; i++) l.take([{ key: `chat:bot:${i}`, bucket: chat }], T0);
+    l.take([{ key: 'chat:bot:next', bucket: chat }], T0 + 10_001);
     assert.equal(l.size, 2, 'the bucket taken at the later time and the new chat');
   });
 
   it('holds a made-up key only until its bucket is full again', () => {
     const l = new MemoryRateLimiter();
     const [chat, group] = buckets;
-    for (let i = 0; i < 10_000; i++) l.take(`chat:bot:${i}`, chat, T0);
-    l.take('group:bot:g', group, T0);
-    for (let i = 0; i < 21; i++) l.take('group:bot:busy', group, T0);
+    for (let i = 0; i < 10_000; i++) l.take([{ key: `chat:bot:${i}`, bucket: chat }], T0);
+    l.take([{ key: 'group:bot:g', bucket: group }], T0);
+    for (let i = 0; i < 21; i++) l.take([{ key: 'group:bot:busy', bucket: group }], T0);
     assert.equal(l.size, 10_002);
     // Past the sweep interval, each chat bucket (one token short) is full again, and so is the group
     // that gave one token (3 s); the group that gave all 20 is not (60 s).
-    l.take('chat:bot:next', chat, T0 + 10_001);
+    l.take([{ key: 'chat:bot:next', bucket: chat }], T0 + 10_001);
     assert.equal(l.size, 2, 'the busy group and the new chat');
     // The busy group kept its state: 10 s at 20 a minute refilled 3 tokens, not the burst of 20.
-    const oks = Array.from({ length: 5 }, () => l.take('group:bot:busy', group, T0 + 10_001).ok);
+    const oks = Array.from({ length: 5 }, () => l.take([{ key: 'group:bot:busy', bucket: group }], T0 + 10_001).ok);
     assert.deepEqual(oks, [true, true, true, false, false]);
   });
 });
@@ -208,17 +240,18 @@ describe('Redis token bucket shared by instances', { skip: redisUp ? false : 'Re
     const bucket = { perSecond: 1, burst: 4 };
     assert.deepEqual(
       [
-        (await one.take(key, bucket, T0)).ok,
-        (await two.take(key, bucket, T0)).ok,
-        (await one.take(key, bucket, T0)).ok,
-        (await two.take(key, bucket, T0)).ok,
+        (await one.take([{ key, bucket }], T0)).ok,
+        (await two.take([{ key, bucket }], T0)).ok,
+        (await one.take([{ key, bucket }], T0)).ok,
+        (await two.take([{ key, bucket }], T0)).ok,
       ],
       [true, true, true, true],
     );
-    assert.deepEqual(await one.take(key, bucket, T0), { ok: false, retryAfterMs: 1000 });
-    assert.deepEqual(await two.take(key, bucket, T0), { ok: false, retryAfterMs: 1000 });
-    assert.equal((await two.take(key, bucket, T0 + 1000)).ok, true, 'the refill is shared too');
-    assert.equal((await one.take(key, bucket, T0 + 1000)).ok, false);
+    const refused = { ok: false, retryAfterMs: 1000, claim: { key, bucket } };
+    assert.deepEqual(await one.take([{ key, bucket }], T0), refused);
+    assert.deepEqual(await two.take([{ key, bucket }], T0), refused);
+    assert.equal((await two.take([{ key, bucket }], T0 + 1000)).ok, true, 'the refill is shared too');
+    assert.equal((await one.take([{ key, bucket }], T0 + 1000)).ok, false);
   });
 
   it('concurrent takes never hand out more than the burst', async () => {
@@ -226,17 +259,31 @@ describe('Redis token bucket shared by instances', { skip: redisUp ? false : 'Re
     const key = fresh('race');
     const bucket = { perSecond: 1, burst: 10 };
     const takes = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).take(key, bucket, T0)),
+      Array.from({ length: 40 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).take([{ key, bucket }], T0)),
     );
     assert.equal(takes.filter((t) => t.ok).length, 10);
+  });
+
+  it('concurrent takes of two buckets hand out tokens from both or neither', async () => {
+    const limiters = [new RedisRateLimiter(connect()), new RedisRateLimiter(connect())];
+    const chat = { key: fresh('race-chat'), bucket: { perSecond: 1, burst: 10 } };
+    const overall = { key: fresh('race-send'), bucket: { perSecond: 1, burst: 4 } };
+    const takes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => (limiters[i % 2] as RedisRateLimiter).take([chat, overall], T0)),
+    );
+    assert.equal(takes.filter((t) => t.ok).length, 4);
+    assert.deepEqual(await takeN(limiters[0] as RedisRateLimiter, chat.key, 7, chat.bucket, T0), [
+      ...Array<boolean>(6).fill(true),
+      false,
+    ]);
   });
 
   it('memory limiters, by contrast, are per instance', () => {
     const [one, two] = [new MemoryRateLimiter(), new MemoryRateLimiter()];
     const key = fresh('local');
     const bucket = { perSecond: 1, burst: 1 };
-    assert.equal(one.take(key, bucket, T0).ok, true);
-    assert.equal(two.take(key, bucket, T0).ok, true);
+    assert.equal(one.take([{ key, bucket }], T0).ok, true);
+    assert.equal(two.take([{ key, bucket }], T0).ok, true);
   });
 });
 

@@ -1,5 +1,6 @@
 // Token buckets. In memory for one instance; in Redis (one atomic script per take) when several
-// instances must share the limits.
+// instances must share the limits. A take claims a token from each of several buckets at once
+// (a send: its chat's and the bot's overall), from all of them or from none.
 import type { Redis } from 'ioredis';
 import { AppError, Errors } from '../errors.js';
 
@@ -23,16 +24,29 @@ export interface Policy {
   windowS: number;
 }
 
+/** One token wanted from the bucket `bucket` kept under `key`. */
+export interface Claim {
+  key: string;
+  bucket: Bucket;
+}
+
+/** A take's answer: every claim got its token, or none did and `claim` is the first that had none. */
+export type Taken = { ok: true } | { ok: false; retryAfterMs: number; claim: Claim };
+
 /** The policy's name is the key's scope (`send`, `chat`, `group`, `read`), never the id after it. */
-export const policyOf = (key: string, bucket: Bucket): Policy => ({
+export const policyOf = ({ key, bucket }: Claim): Policy => ({
   name: key.slice(0, Math.max(0, key.indexOf(':'))) || 'default',
   quota: bucket.burst,
   windowS: Math.max(1, Math.ceil(bucket.burst / bucket.perSecond)),
 });
 
 export interface RateLimiter {
-  /** The in-memory limiter answers at once; a shared one (Redis) answers with a promise. */
-  take(key: string, bucket: Bucket, now: number): Take | Promise<Take>;
+  /**
+   * A token from every claim's bucket when each has one, else from none (a send refused by one
+   * bucket spends nothing in another). Claims name distinct keys. The in-memory limiter answers
+   * at once; a shared one (Redis) answers with a promise.
+   */
+  take(claims: readonly Claim[], now: number): Taken | Promise<Taken>;
   /**
    * What a take would answer now, taking nothing: for limits that count only some outcomes (failed
    * guesses), checked before the work and taken only when it fails.
@@ -42,16 +56,15 @@ export interface RateLimiter {
 
 const OK: Take = { ok: true, retryAfterMs: 0 };
 
-const refused = (bucket: Bucket, tokens: number): Take => ({
-  ok: false,
-  retryAfterMs: Math.ceil(((1 - tokens) / bucket.perSecond) * 1000),
-});
+/** How long until a bucket left with `tokens` (fewer than one) has a whole token. */
+const waitMs = (bucket: Bucket, tokens: number): number => Math.ceil(((1 - tokens) / bucket.perSecond) * 1000);
 
 /** The tokens of a bucket last left with `tokens` at `at`, refilled up to `now`. */
 const refilled = (bucket: Bucket, tokens: number, at: number, now: number): number =>
   Math.min(bucket.burst, tokens + ((now - at) / 1000) * bucket.perSecond);
 
-const answer = (bucket: Bucket, tokens: number): Take => (tokens < 1 ? refused(bucket, tokens) : OK);
+const answer = (bucket: Bucket, tokens: number): Take =>
+  tokens < 1 ? { ok: false, retryAfterMs: waitMs(bucket, tokens) } : OK;
 
 /** How often the in-memory limiter forgets buckets that are full again. */
 const SWEEP_MS = 10_000;
@@ -61,17 +74,28 @@ export class MemoryRateLimiter implements RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number; full: number }>();
   private lastSweep = 0;
 
-  take(key: string, bucket: Bucket, now: number): Take {
+  take(claims: readonly Claim[], now: number): Taken {
     // A clock set back would otherwise put off every sweep until it caught up again.
     if (now - this.lastSweep > SWEEP_MS || now < this.lastSweep) this.sweep(now);
-    const state = this.buckets.get(key) ?? { tokens: bucket.burst, at: now };
-    const tokens = refilled(bucket, state.tokens, state.at, now);
-    const left = tokens < 1 ? tokens : tokens - 1;
-    // A millisecond past the exact refill, so that by then the refill computed above reaches the
-    // burst whatever the rounding: forgetting the bucket then changes no answer.
-    const full = now + Math.ceil(((bucket.burst - left) / bucket.perSecond) * 1000) + 1;
-    this.buckets.set(key, { tokens: left, at: now, full });
-    return answer(bucket, tokens);
+    const refills = claims.map((claim) => {
+      const state = this.buckets.get(claim.key);
+      const tokens = state === undefined ? claim.bucket.burst : refilled(claim.bucket, state.tokens, state.at, now);
+      return { claim, tokens };
+    });
+    // A refusal changes no bucket: left as they were, they refill to the same tokens later.
+    const empty = refills.find(({ tokens }) => tokens < 1);
+    if (empty !== undefined) {
+      return { ok: false, retryAfterMs: waitMs(empty.claim.bucket, empty.tokens), claim: empty.claim };
+    }
+    for (const { claim, tokens } of refills) {
+      const { perSecond, burst } = claim.bucket;
+      const left = tokens - 1;
+      // A millisecond past the exact refill, so that by then the refill computed above reaches the
+      // burst whatever the rounding: forgetting the bucket then changes no answer.
+      const full = now + Math.ceil(((burst - left) / perSecond) * 1000) + 1;
+      this.buckets.set(claim.key, { tokens: left, at: now, full });
+    }
+    return { ok: true };
   }
 
   /** A bucket never taken from, or forgotten once full, answers as a full one. */
@@ -95,27 +119,41 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-// KEYS[1] bucket; ARGV: now ms, per second, burst. Returns {1, 0} or {0, tokens * 1000}.
+// KEYS: the buckets; ARGV: now ms, then per second and burst of each key in turn. Returns {0, 0}
+// when every bucket gave a token, else {i, tokens * 1000} of the first (from 1) that had none,
+// having changed no bucket.
 const TAKE = `
-local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local now, rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local tokens = tonumber(state[1]) or burst
-local at = tonumber(state[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
-local ok = 0
-if tokens >= 1 then tokens = tokens - 1; ok = 1 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-return {ok, math.floor(tokens * 1000)}
+local now = tonumber(ARGV[1])
+local left = {}
+for i, key in ipairs(KEYS) do
+  local rate, burst = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  local state = redis.call('HMGET', key, 'tokens', 'at')
+  local tokens = tonumber(state[1]) or burst
+  local at = tonumber(state[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
+  if tokens < 1 then return {i, math.floor(tokens * 1000)} end
+  left[i] = tokens - 1
+end
+for i, key in ipairs(KEYS) do
+  local rate, burst = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
+  redis.call('HSET', key, 'tokens', tostring(left[i]), 'at', tostring(now))
+  redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 1000)
+end
+return {0, 0}
 `;
 
 export class RedisRateLimiter implements RateLimiter {
   constructor(private readonly redis: Redis) {}
 
-  async take(key: string, bucket: Bucket, now: number): Promise<Take> {
-    const reply: unknown = await this.redis.eval(TAKE, 1, `rl:${key}`, now, bucket.perSecond, bucket.burst);
-    const [ok, milliTokens] = Array.isArray(reply) ? reply.map(Number) : [0, 0];
-    return ok === 1 ? OK : refused(bucket, (milliTokens ?? 0) / 1000);
+  async take(claims: readonly Claim[], now: number): Promise<Taken> {
+    const keys = claims.map(({ key }) => `rl:${key}`);
+    const args = claims.flatMap(({ bucket }) => [bucket.perSecond, bucket.burst]);
+    const reply: unknown = await this.redis.eval(TAKE, keys.length, ...keys, now, ...args);
+    const [empty, milliTokens = 0] = Array.isArray(reply) ? reply.map(Number) : [];
+    if (empty === 0) return { ok: true };
+    const claim = empty === undefined ? undefined : claims[empty - 1];
+    if (claim === undefined) throw new Error(`the take script answered ${JSON.stringify(reply)}`);
+    return { ok: false, retryAfterMs: waitMs(claim.bucket, milliTokens / 1000), claim };
   }
 
   /** Reads the bucket the take script keeps (an expired one is full). */

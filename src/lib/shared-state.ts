@@ -261,7 +261,7 @@ export async function openSharedState(redisUrl: string | undefined): Promise<Sha
       release: (key, expiresAt) => claimedIn.get(key)?.release(key, expiresAt),
     },
     limiter: {
-      take: (key, bucket, now) => limiter((store) => Promise.resolve(store.take(key, bucket, now))),
+      take: (claims, now) => limiter((store) => Promise.resolve(store.take(claims, now))),
       peek: (key, bucket, now) => limiter((store) => Promise.resolve(store.peek(key, bucket, now))),
     },
     bus,

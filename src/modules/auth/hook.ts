@@ -4,7 +4,7 @@
 import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import { AppError, asError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
-import { policyOf, rateLimitedError, type RateLimiter, type Take } from '../../lib/rate-limit.js';
+import { policyOf, rateLimitedError, type RateLimiter, type Taken } from '../../lib/rate-limit.js';
 import type { NonceStore } from '../../lib/shared-state.js';
 import type { Credential, CredentialStore } from './credentials.js';
 import { claimNonce, type Signed, verifySignature } from './signature.js';
@@ -53,12 +53,11 @@ export function apiKeyAuth(deps: AuthDeps, endpoint: EndpointAuth): onRequestHoo
       request.credential = credential;
       return undefined;
     }
-    const key = `read:${credential.appId}`;
-    const pass = (take: Take): void => {
-      if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
+    const pass = (take: Taken): void => {
+      if (!take.ok) throw rateLimitedError(take, policyOf(take.claim));
       request.credential = credential;
     };
-    const take = deps.limiter.take(key, bucket, deps.clock.now());
+    const take = deps.limiter.take([{ key: `read:${credential.appId}`, bucket }], deps.clock.now());
     if (take instanceof Promise) return take.then(pass);
     pass(take);
     return undefined;

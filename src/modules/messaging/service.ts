@@ -12,7 +12,7 @@ import { TtlCache } from '../../lib/ttl-lru.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { policyOf, rateLimitedError, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
+import { policyOf, rateLimitedError, type Claim, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Credential } from '../auth/index.js';
 import { permissionsOf, privateAllowed } from '../bots/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
@@ -132,23 +132,25 @@ export class MessagingService {
     return at.tx === undefined ? this.members.getOrRead(memberKey(groupId, sender), read) : read();
   }
 
-  private async limit(key: string, bucket: Bucket): Promise<void> {
+  /** Takes a token from every claim's bucket, or from none and throws the 429 of the first empty one. */
+  private async limit(claims: readonly Claim[]): Promise<void> {
     if (!this.config.rateLimits) return;
-    const take = await this.limiter.take(key, bucket, this.clock.now());
-    if (!take.ok) throw rateLimitedError(take, policyOf(key, bucket));
+    const take = await this.limiter.take(claims, this.clock.now());
+    if (!take.ok) throw rateLimitedError(take, policyOf(take.claim));
   }
 
-  /** decisions.md section 3: per private chat, per group, per sender overall. */
-  private async rateLimit(sender: string, chat: ChatRef): Promise<void> {
+  /** decisions.md section 3: the sender's overall bucket. */
+  private overallClaim(sender: string): Claim {
+    const perSecond = this.config.limits.botPerSecond;
+    return { key: `send:${sender}`, bucket: { perSecond, burst: perSecond } };
+  }
+
+  /** decisions.md section 3: the bucket of one private chat, or of one group, of the sender. */
+  private chatClaim(sender: string, chat: ChatRef): Claim {
     const l = this.config.limits;
-    // The chat's own bucket first: a send it refuses must not spend the sender's overall budget,
-    // or retrying one busy chat would block every other chat of the bot.
-    if (chat.type === 'private') {
-      await this.limit(`chat:${sender}:${chat.id}`, { perSecond: l.privateChatPerSecond, burst: l.privateChatBurst });
-    } else {
-      await this.limit(`group:${sender}:${chat.id}`, { perSecond: l.groupPerMinute / 60, burst: l.groupPerMinute });
-    }
-    await this.limit(`send:${sender}`, { perSecond: l.botPerSecond, burst: l.botPerSecond });
+    return chat.type === 'private'
+      ? { key: `chat:${sender}:${chat.id}`, bucket: { perSecond: l.privateChatPerSecond, burst: l.privateChatBurst } }
+      : { key: `group:${sender}:${chat.id}`, bucket: { perSecond: l.groupPerMinute / 60, burst: l.groupPerMinute } };
   }
 
   /**
@@ -227,7 +229,9 @@ export class MessagingService {
     };
     const earlier = await replay(this.db.k);
     if (earlier !== undefined) return earlier;
-    await this.rateLimit(from, input.chat);
+    // The chat's bucket first: when both are empty the 429 names the one a retry to this chat
+    // meets whatever the sender's other chats do.
+    await this.limit([this.chatClaim(from, input.chat), this.overallClaim(from)]);
     await this.admit(committed, from, input.chat, showsImage(input, markup));
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
     const unnumbered = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
@@ -258,10 +262,7 @@ export class MessagingService {
   async sendToFans(sender: Credential, c: Content): Promise<{ sent: number }> {
     const botId = this.requireBot(sender);
     const markup = parseRich(c);
-    await this.limit(`send:${botId}`, {
-      perSecond: this.config.limits.botPerSecond,
-      burst: this.config.limits.botPerSecond,
-    });
+    await this.limit([this.overallClaim(botId)]);
     return this.work.run(async ({ tx, now }) => {
       if (!(await permissionsOf(tx, botId)).includes('subscription_account')) {
         throw new AppError(Errors.permissionRequired, 'sendMessageToFans needs the subscription_account permission');
