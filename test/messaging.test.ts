@@ -7,18 +7,24 @@ import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/db/connect.js';
 import { migrate } from '../src/db/migrate.js';
 import type { App } from '../src/http/types.js';
 import { sha256Hex } from '../src/lib/crypto.js';
+import { MemoryRateLimiter } from '../src/lib/rate-limit.js';
 import { openSharedState, type SharedState } from '../src/lib/shared-state.js';
 import { createServices } from '../src/services.js';
 import { ADMIN_TOKEN, describeStoresOnFakeClock, dropSchema, FakeClock } from './helpers/app.js';
 import { PG_URL, REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
+import { botCall, result } from './helpers/delivery.js';
 import {
   applyEvents,
+  applyForPermission,
+  approveApplication,
   createApp,
   createBot,
   createUsers,
@@ -875,6 +881,54 @@ await describeStoresOnFakeClock(
       assert.equal((await w.added()).length, 30);
     });
 
+    it('sends their checks refuse spend no tokens and leave no bucket behind', async () => {
+      const bot = await freshBot();
+      const gid = uid('g');
+      await applyEvents(t().app, [
+        { type: 'group.upserted', data: { group_id: gid, name: 'g', invite_url: `https://chat.example/${gid}` } },
+      ]);
+      const msg = { group_id: gid, object_name: 'text', content: 'x' };
+      for (let i = 0; i < 20; i++) {
+        const r = await send(GROUP_SEND, msg, key(bot));
+        assert.deepEqual([r.status, r.body], [403, NOT_MEMBER], `#${i}`);
+      }
+      await applyEvents(t().app, [{ type: 'group.member.joined', data: { group_id: gid, user_id: bot.bot_user_id } }]);
+      limitClock.advance(1000);
+      ok(await send(GROUP_SEND, msg, key(bot)), 'the refused sends spent none of the group’s 20');
+      // Groups made up by the client are refused before any bucket is made for them.
+      const limiter = t().services.shared.limiter;
+      assert.ok(limiter instanceof MemoryRateLimiter, 'the test app limits in memory');
+      const held = limiter.size;
+      for (let i = 0; i < 20; i++) {
+        const r = await send(GROUP_SEND, { ...msg, group_id: uid('made-up') }, key(bot));
+        assert.deepEqual([r.status, r.body], [404, UNKNOWN_GROUP], `#${i}`);
+      }
+      assert.equal(limiter.size, held);
+    });
+
+    it('Idempotency-Key: repeats sent at once as the chat runs out get the replay, never a 429', async () => {
+      const bot = await freshBot();
+      const [a] = (await createUsers(t().app, 1)) as [TestUser];
+      const w = await watchOutbox(t().app);
+      for (let i = 0; i < 4; i++) ok(await send(PRIVATE_SEND, dm(a, `m${i}`), key(bot)), `#${i}`);
+      const headers = { ...key(bot), 'idempotency-key': uid('idem') };
+      // The repeats must arrive while the first is still being written: the store's writes are held
+      // for a while (on SQLite by holding its one writer, on PostgreSQL by a lock on the outbox).
+      const { services } = t();
+      const held = services.work.run(async ({ tx }) => {
+        if (services.db.dialect === 'postgres') await sql`lock table outbox_messages in exclusive mode`.execute(tx);
+        await sleep(100);
+      });
+      const answers = await Promise.all(Array.from({ length: 6 }, () => send(PRIVATE_SEND, dm(a, 'last'), headers)));
+      await held;
+      for (const r of answers) ok(r);
+      assert.equal(answers.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 5);
+      assert.deepEqual(
+        (await w.added()).map((m) => m.content),
+        ['m0', 'm1', 'm2', 'm3', 'last'],
+      );
+    });
+
     it('an API key makes at most 100 reads per second on GET /openapi/user/info', async () => {
       const [owner, a] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
       const app1 = await createApp(t().app, owner.user_id);
@@ -937,6 +991,21 @@ await describeStoresOnFakeClock(
       // C is empty now and the bot is not: refused by C's bucket, the send leaves the bot its token.
       assert.deepEqual(outcome(await send(c, bot)), BY_CHAT);
       assert.deepEqual(outcome(await send(d, bot)), SENT, 'the chat’s refusal left the bot its token');
+    });
+
+    it('sendMessageToFans refused for want of the permission spends none of the bot’s budget', async () => {
+      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id);
+      await applyEvents(t().app, [
+        { type: 'follow.created', data: { follower_id: fan.user_id, followed_id: bot.bot_user_id } },
+      ]);
+      const fans = () => botCall(t().app, 'sendMessageToFans', bot.api_key, { text: 'news' });
+      for (let i = 0; i < 5; i++) assert.equal((await fans()).body.error_code, 403, `#${i}`);
+      const application = await applyForPermission(t().app, bot.bot_user_id, 'subscription_account');
+      assert.equal(await approveApplication(t().app, application.id), 'approved');
+      assert.deepEqual(result(await fans()), { sent: 1 });
+      assert.deepEqual(result(await fans()), { sent: 1 });
+      assert.equal((await fans()).body.error_code, 429);
     });
   },
   { env: { RATE_LIMITS: 'on', RATE_LIMIT_BOT_PER_S: '2' } },

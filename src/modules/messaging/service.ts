@@ -132,11 +132,19 @@ export class MessagingService {
     return at.tx === undefined ? this.members.getOrRead(memberKey(groupId, sender), read) : read();
   }
 
-  /** Takes a token from every claim's bucket, or from none and throws the 429 of the first empty one. */
-  private async limit(claims: readonly Claim[]): Promise<void> {
-    if (!this.config.rateLimits) return;
-    const take = await this.limiter.take(claims, this.clock.now());
-    if (!take.ok) throw rateLimitedError(take, policyOf(take.claim));
+  /**
+   * Takes a token from every claim's bucket, or from none and throws the 429 of the first empty
+   * one. Called inside a write's transaction it takes once however often that runs (db/retry.ts,
+   * a shared SQLite transaction run again): `taken` remembers the first answer.
+   */
+  private limit(claims: readonly Claim[]): () => Promise<void> {
+    let taken: Promise<void> | undefined;
+    return () =>
+      (taken ??= (async () => {
+        if (!this.config.rateLimits) return;
+        const take = await this.limiter.take(claims, this.clock.now());
+        if (!take.ok) throw rateLimitedError(take, policyOf(take.claim));
+      })());
   }
 
   /** decisions.md section 3: the sender's overall bucket. */
@@ -229,31 +237,38 @@ export class MessagingService {
     };
     const earlier = await replay(this.db.k);
     if (earlier !== undefined) return earlier;
-    // The chat's bucket first: when both are empty the 429 names the one a retry to this chat
-    // meets whatever the sender's other chats do.
-    await this.limit([this.chatClaim(from, input.chat), this.overallClaim(from)]);
+    // Tokens are taken only for a send its checks accept: a refused one (a chat that does not
+    // exist, say) spends nothing and leaves no bucket behind.
     await this.admit(committed, from, input.chat, showsImage(input, markup));
     if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
+    // The chat's bucket first: when both are empty the 429 names the one a retry to this chat
+    // meets whatever the sender's other chats do.
+    const limit = this.limit([this.chatClaim(from, input.chat), this.overallClaim(from)]);
     const unnumbered = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
     if (key === undefined) {
+      await limit();
       const number = await this.writer.write(unnumbered);
       return { message: messageOf({ bot: { ...unnumbered, telegram_message_id: number } }), replayed: false };
     }
     return this.work.run(async ({ tx }) => {
       const raced = await replay(tx);
       if (raced !== undefined) return raced;
-      const [number] = await nextMessageNumbers(tx, this.db.dialect, 1);
-      if (number === undefined) throw new Error('no message number was drawn');
-      const row = { ...unnumbered, telegram_message_id: number };
-      await repo.insertOutbox(tx, [row]);
+      // The key is claimed before the tokens are taken: a repeat sent meanwhile waits on the claim
+      // (SQLite runs one write at a time; PostgreSQL's key conflicts and is retried) and replays
+      // this send, never refused by the limiter this send emptied.
       await repo.rememberIdempotent(
         tx,
         scope,
         key,
-        row.message_id,
-        row.created_at,
-        row.created_at - IDEMPOTENCY_WINDOW_MS,
+        unnumbered.message_id,
+        unnumbered.created_at,
+        unnumbered.created_at - IDEMPOTENCY_WINDOW_MS,
       );
+      await limit();
+      const [number] = await nextMessageNumbers(tx, this.db.dialect, 1);
+      if (number === undefined) throw new Error('no message number was drawn');
+      const row = { ...unnumbered, telegram_message_id: number };
+      await repo.insertOutbox(tx, [row]);
       return { message: messageOf({ bot: row }), replayed: false };
     });
   }
@@ -262,13 +277,15 @@ export class MessagingService {
   async sendToFans(sender: Credential, c: Content): Promise<{ sent: number }> {
     const botId = this.requireBot(sender);
     const markup = parseRich(c);
-    await this.limit([this.overallClaim(botId)]);
+    const limit = this.limit([this.overallClaim(botId)]);
     return this.work.run(async ({ tx, now }) => {
       if (!(await permissionsOf(tx, botId)).includes('subscription_account')) {
         throw new AppError(Errors.permissionRequired, 'sendMessageToFans needs the subscription_account permission');
       }
       const bot = await findUser(tx, botId);
       if (showsImage(c, markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL) throw new AppError(Errors.imageLevel);
+      // Taken once the checks pass: a refused broadcast spends none of the bot's budget.
+      await limit();
       const fans = await repo.followerIds(tx, botId);
       const numbers = await nextMessageNumbers(tx, this.db.dialect, fans.length);
       await repo.insertOutbox(
