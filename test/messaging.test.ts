@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { after, before, describe, it, mock } from 'node:test';
 import { sql } from 'kysely';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -913,14 +912,29 @@ await describeStoresOnFakeClock(
       for (let i = 0; i < 4; i++) ok(await send(PRIVATE_SEND, dm(a, `m${i}`), key(bot)), `#${i}`);
       const headers = { ...key(bot), 'idempotency-key': uid('idem') };
       // The repeats must arrive while the first is still being written: the store's writes are held
-      // for a while (on SQLite by holding its one writer, on PostgreSQL by a lock on the outbox).
+      // (on SQLite by holding its one connection, on PostgreSQL by a lock on the outbox) until each
+      // of the six waits on it (on SQLite at its first read, on PostgreSQL in its own write) or was
+      // answered without reaching it, as a 429 was.
       const { services } = t();
+      const sends = mock.method(services.messaging, 'send');
+      const runs = mock.method(services.work, 'run');
+      let answered = 0;
+      const waiting = () =>
+        services.db.dialect === 'postgres' ? runs.mock.callCount() - 1 + answered >= 6 : sends.mock.callCount() === 6;
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
       const held = services.work.run(async ({ tx }) => {
         if (services.db.dialect === 'postgres') await sql`lock table outbox_messages in exclusive mode`.execute(tx);
-        await sleep(100);
+        await released;
       });
-      const answers = await Promise.all(Array.from({ length: 6 }, () => send(PRIVATE_SEND, dm(a, 'last'), headers)));
+      const sending = Promise.all(
+        Array.from({ length: 6 }, () => send(PRIVATE_SEND, dm(a, 'last'), headers).finally(() => answered++)),
+      );
+      while (!waiting()) await new Promise((resolve) => setImmediate(resolve));
+      release();
       await held;
+      mock.restoreAll();
+      const answers = await sending;
       for (const r of answers) ok(r);
       assert.equal(answers.filter((r) => r.headers['idempotent-replayed'] === 'true').length, 5);
       assert.deepEqual(
