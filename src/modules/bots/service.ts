@@ -84,6 +84,8 @@ export class BotsService {
   ): Promise<ApplicationView> {
     const app = await repo.findApplication(tx, id);
     if (app === undefined) throw new AppError(Errors.unknownApplication);
+    // As applyIn: an application filed meanwhile sees this decision (a permission granted) or waits.
+    await repo.lockBot(tx, app.bot_user_id);
     if (!(await repo.decideApplication(tx, id, decision, note, now))) throw new AppError(Errors.applicationDecided);
     if (decision === 'approved') await repo.grantPermission(tx, app.bot_user_id, app.permission, now);
     return view({ ...app, status: decision, note, decided_at: now });
