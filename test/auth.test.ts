@@ -40,6 +40,7 @@ await describeStoresOnFakeClock('authentication (decisions.md section 1)', (t, c
   it('every answer of GET user/info announces its successor, refusals too', async () => {
     for (const [url, headers, status] of [
       ['/openapi/user/info', { 'x-api-key': creds.api_key }, 401],
+      ['/openapi/user/info?user_id=%zz', { 'x-api-key': creds.api_key }, 401],
       ['/openapi/user/info?user_id=nobody', { 'x-api-key': creds.api_key }, 404],
       [`/openapi/user/info?user_id=${user.user_id}`, { 'x-api-key': 'no-such-key' }, 400],
     ] as const) {

@@ -37,11 +37,8 @@ export interface ReadRoute<Q extends TSchema, D extends TSchema> {
   deprecated?: boolean;
 }
 
-/** Options of an authenticated GET /openapi/ read: query and success schemas, docs, auth hook(s). */
-export const readRoute = <Q extends TSchema, D extends TSchema>(
-  auth: onRequestHookHandler | onRequestHookHandler[],
-  r: ReadRoute<Q, D>,
-) => ({
+/** Options of an authenticated GET /openapi/ read: query and success schemas, docs, auth hook. */
+export const readRoute = <Q extends TSchema, D extends TSchema>(auth: onRequestHookHandler, r: ReadRoute<Q, D>) => ({
   onRequest: auth,
   schema: {
     tags: r.tags,

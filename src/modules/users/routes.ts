@@ -1,4 +1,4 @@
-import type { onRequestHookHandler } from 'fastify';
+import type { onSendHookHandler } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { keyOnlySecurity, ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
@@ -22,20 +22,24 @@ export function userRoutes(app: App, s: Services): void {
     deprecation: 'true',
     link: `<${s.config.publicUrl}/openapi/user/info>; rel="successor-version"`,
   };
-  // Before authentication, so that every answer carries them, refusals too (decisions.md section 6).
-  const announceSuccessor: onRequestHookHandler = (_request, reply, done) => {
+  // On sending, so that every answer carries them, refusals too, even those of the hooks that run
+  // before this route's own (decisions.md section 6).
+  const announceSuccessor: onSendHookHandler = (_request, reply, payload, done) => {
     void reply.headers(successorHeaders);
-    done();
+    done(null, payload);
   };
   app.get(
     '/openapi/user/info',
-    readRoute([announceSuccessor, signedAuth], {
-      tags,
-      summary: 'Basic information of a user (signed or key-only; deprecated: use POST with a token)',
-      deprecated: true,
-      querystring: UserInfoQuery,
-      data: PublicUser,
-    }),
+    {
+      ...readRoute(signedAuth, {
+        tags,
+        summary: 'Basic information of a user (signed or key-only; deprecated: use POST with a token)',
+        deprecated: true,
+        querystring: UserInfoQuery,
+        data: PublicUser,
+      }),
+      onSend: announceSuccessor,
+    },
     (request) => {
       // Synchronous when the profile is cached: no promise (and no closure) between query and answer.
       const user = s.users.publicInfo(userRef(request.query));
