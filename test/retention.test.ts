@@ -67,6 +67,30 @@ await describeStoresOnFakeClock(
       assert.deepEqual(await keys(), [{ key: 'b-new' }]);
     });
 
+    it('a backlog longer than one delete statement takes (a thousand rows) goes whole', async () => {
+      const scope = uid('backlog');
+      const old = clock.now() - 25 * HOUR;
+      const rows = Array.from({ length: 2_500 }, (_, i) => ({
+        scope,
+        key: `k${i}`,
+        body: 'msg',
+        status_code: 200,
+        created_at: old + i,
+      }));
+      for (let i = 0; i < rows.length; i += 500)
+        await k()
+          .insertInto('idempotency_keys')
+          .values(rows.slice(i, i + 500))
+          .execute();
+      await k()
+        .insertInto('idempotency_keys')
+        .values({ scope, key: 'fresh', body: 'msg', status_code: 200, created_at: clock.now() })
+        .execute();
+      await sweep();
+      const left = await k().selectFrom('idempotency_keys').select('key').where('scope', '=', scope).execute();
+      assert.deepEqual(left, [{ key: 'fresh' }]);
+    });
+
     it('an authorize-page session (POST /internal/v1/sessions) goes once it has expired, not before', async () => {
       const hashes = [sha256Hex(await sessionToken(t().app, user.user_id))];
       clock.advance(HOUR);

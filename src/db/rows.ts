@@ -42,3 +42,29 @@ export const countOf = async <T extends keyof DB>(query: SelectQueryBuilder<DB, 
 /** `read` of the distinct `ids`; no query at all when there are none. */
 export const forIds = <R>(ids: readonly string[], read: (distinct: string[]) => Promise<R[]>): Promise<R[]> =>
   ids.length === 0 ? Promise.resolve([]) : read([...new Set(ids)]);
+
+/** Rows one statement of deleteOlder removes at most. */
+const DELETE_BATCH = 1_000;
+
+/**
+ * Deletes the rows whose `column` is below `bound` (or at it, `inclusive`), a thousand at a time
+ * with a turn of the event loop between: a backlog of a million rows in one statement held the
+ * process (SQLite runs on its thread) for a second and a half. `key` identifies a row.
+ */
+export async function deleteOlder<T extends keyof DB>(
+  q: Kysely<DB>,
+  table: T,
+  key: readonly Column<T>[],
+  column: Column<T>,
+  bound: number,
+  inclusive = false,
+): Promise<void> {
+  const keys = sql.join(key.map((k) => sql.ref(k)));
+  const below = inclusive ? sql`<=` : sql`<`;
+  for (;;) {
+    const r = await sql`delete from ${sql.table(table)} where (${keys}) in (select ${keys} from ${sql.table(table)}
+      where ${sql.ref(column)} ${below} ${bound} limit ${DELETE_BATCH})`.execute(q);
+    if (Number(r.numAffectedRows ?? 0) < DELETE_BATCH) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -1,7 +1,7 @@
 // What the operator console reads and writes besides the domain services: its sessions, the audit
 // trail, the bot and app search, and a bot's delivery counts.
 import { sql, type Kysely } from 'kysely';
-import { countOf } from '../../db/rows.js';
+import { countOf, deleteOlder } from '../../db/rows.js';
 import type { AuditLogTable, DB } from '../../db/types.js';
 
 export async function insertSession(
@@ -24,7 +24,7 @@ export async function deleteSession(q: Kysely<DB>, sessionHash: string): Promise
 
 /** Deletes the sessions that no longer sign anyone in (the retention sweep). */
 export async function expireSessions(q: Kysely<DB>, now: number): Promise<void> {
-  await q.deleteFrom('console_sessions').where('expires_at', '<=', now).execute();
+  await deleteOlder(q, 'console_sessions', ['session_hash'], 'expires_at', now, true);
 }
 
 export async function insertAudit(q: Kysely<DB>, row: Omit<AuditLogTable, 'seq'>): Promise<void> {

@@ -1,4 +1,5 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
+import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
 
@@ -187,10 +188,7 @@ const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;
 
 /** Deletes the delivery log's attempts older than a week (the retention sweep). */
 export async function expireDeliveries(q: Kysely<DB>, now: number): Promise<void> {
-  await q
-    .deleteFrom('webhook_deliveries')
-    .where('created_at', '<', now - KEEP_DELIVERIES_MS)
-    .execute();
+  await deleteOlder(q, 'webhook_deliveries', ['seq'], 'created_at', now - KEEP_DELIVERIES_MS);
 }
 
 export async function insertCallbackQuery(

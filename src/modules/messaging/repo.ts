@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
+import { deleteOlder } from '../../db/rows.js';
 import type { DB, OutboxMessagesTable } from '../../db/types.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
 import { numberOf } from './numbers.js';
@@ -90,10 +91,7 @@ export async function rememberIdempotent(
 
 /** Deletes the keys whose window has passed (the retention sweep): none of them replays any more. */
 export async function expireIdempotencyKeys(q: Kysely<DB>, now: number): Promise<void> {
-  await q
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', now - IDEMPOTENCY_WINDOW_MS)
-    .execute();
+  await deleteOlder(q, 'idempotency_keys', ['scope', 'key'], 'created_at', now - IDEMPOTENCY_WINDOW_MS);
 }
 
 /** Members of a group in joining order (for "mention everyone"), at most `limit`. */

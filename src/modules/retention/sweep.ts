@@ -43,10 +43,12 @@ export class RetentionSweep {
     await this.running;
   }
 
-  /** Deletes every expired row now, one module after another. */
+  /** Deletes every expired row now, one module after another; one's failure stops none of the others. */
   async sweep(): Promise<void> {
     const now = this.clock.now();
-    for (const expire of EXPIRIES) await expire(this.db.k, now);
+    const failures: unknown[] = [];
+    for (const expire of EXPIRIES) await expire(this.db.k, now).catch((e: unknown) => failures.push(e));
+    if (failures.length > 0) throw failures[0];
   }
 
   private schedule(): void {
