@@ -592,6 +592,39 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
 
   // ------------------------------------------------------------------ sendMessageToFans
 
+  it('Idempotency-Key: sendMessageToFans repeated answers the first count and broadcasts once', async () => {
+    const [fanOwner, x, y] = (await createUsers(t().app, 3)) as [TestUser, TestUser, TestUser];
+    const fansBot = await createBot(t().app, fanOwner.user_id, 'keyed fans bot');
+    const application = await applyForPermission(t().app, fansBot.bot_user_id, 'subscription_account');
+    assert.equal(await approveApplication(t().app, application.id), 'approved');
+    await applyEvents(
+      t().app,
+      [x, y].map((u) => ({
+        type: 'follow.created',
+        data: { follower_id: u.user_id, followed_id: fansBot.bot_user_id },
+      })),
+    );
+    const w = await watch();
+    const k = uid('idem');
+    const broadcast = (idempotencyKey: string) =>
+      run('sendMessageToFans', { form: { text: 'once' } }, { ...key(fansBot), 'idempotency-key': idempotencyKey });
+    const first = await broadcast(k);
+    assert.deepEqual(result(first), { sent: 2 });
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    assert.equal((await w.added()).length, 2);
+    // A third follower meanwhile: the repeat still answers what the first did, and sends nothing.
+    const [z] = (await createUsers(t().app, 1)) as [TestUser];
+    await applyEvents(t().app, [
+      { type: 'follow.created', data: { follower_id: z.user_id, followed_id: fansBot.bot_user_id } },
+    ]);
+    const again = await broadcast(k);
+    assert.deepEqual(result(again), { sent: 2 });
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(await w.added(), []);
+    assert.deepEqual(result(await broadcast(uid('idem'))), { sent: 3 });
+    assert.equal((await w.added()).length, 3);
+  });
+
   it('sendMessageToFans needs the subscription_account permission, then sends to every follower', async () => {
     const [fanOwner, x, y, z] = (await createUsers(t().app, 4)) as [TestUser, TestUser, TestUser, TestUser];
     const fansBot = await createBot(t().app, fanOwner.user_id, 'fans bot');

@@ -99,7 +99,12 @@ export function botApiRoutes(app: App, s: Services): void {
       Type.Object({ sent: Type.Integer() }),
       SendToFansParams,
     ),
-    async (request) => done(await s.messaging.sendToFans(bot(request).credential, content(fansParams(request)))),
+    async (request, reply) => {
+      const { credential } = bot(request);
+      const fans = await s.messaging.sendToFans(credential, content(fansParams(request)), idempotencyKeyOf(request));
+      if (fans.replayed) void reply.header('idempotent-replayed', 'true');
+      return done(fans.result);
+    },
   );
 
   const editParams = requestParams(EditMessageParams);

@@ -52,8 +52,8 @@ export const chatUsers = (tx: Kysely<DB>, ids: readonly string[]) =>
 export const groupTitle = async (tx: Kysely<DB>, groupId: string) =>
   (await tx.selectFrom('groups').select('name').where('group_id', '=', groupId).executeTakeFirst())?.name;
 
-/** The message id an Idempotency-Key already produced, if within `since`. */
-export const idempotentMessage = async (tx: Kysely<DB>, scope: string, key: string, since: number) =>
+/** What an Idempotency-Key's first request answered (a send's message id, a broadcast's count), if within `since`. */
+export const idempotentAnswer = async (tx: Kysely<DB>, scope: string, key: string, since: number) =>
   (
     await tx
       .selectFrom('idempotency_keys')
@@ -65,7 +65,7 @@ export const idempotentMessage = async (tx: Kysely<DB>, scope: string, key: stri
   )?.body;
 
 /**
- * Records the message an Idempotency-Key produced. Only an expired record (before `expiredBefore`)
+ * Records what an Idempotency-Key's request answers (a send's message id, a broadcast's count). Only an expired record (before `expiredBefore`)
  * is replaced: a live one committed by a concurrent request must make this insert conflict (and the
  * caller retry into a replay), never be deleted, or both requests would send.
  */
@@ -73,7 +73,7 @@ export async function rememberIdempotent(
   tx: Kysely<DB>,
   scope: string,
   key: string,
-  messageId: string,
+  answer: string,
   now: number,
   expiredBefore: number,
 ) {
@@ -85,7 +85,7 @@ export async function rememberIdempotent(
     .execute();
   await tx
     .insertInto('idempotency_keys')
-    .values({ scope, key, status_code: 200, body: messageId, created_at: now })
+    .values({ scope, key, status_code: 200, body: answer, created_at: now })
     .execute();
 }
 

@@ -231,7 +231,7 @@ export class MessagingService {
     const key = input.idempotencyKey;
     const replay = async (tx: Kysely<DB>): Promise<Sent | undefined> => {
       if (key === undefined) return undefined;
-      const id = await repo.idempotentMessage(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
+      const id = await repo.idempotentAnswer(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
       const row = id === undefined ? undefined : await repo.findOutbox(tx, id);
       return row === undefined ? undefined : { message: messageOf({ bot: row }), replayed: true };
     };
@@ -273,20 +273,35 @@ export class MessagingService {
     });
   }
 
-  /** A bot's broadcast to its followers (needs the subscription_account permission). */
-  async sendToFans(sender: Credential, c: Content): Promise<{ sent: number }> {
+  /**
+   * A bot's broadcast to its followers (needs the subscription_account permission). With an
+   * Idempotency-Key it is performed once: a repeat within the window answers the first count.
+   */
+  async sendToFans(
+    sender: Credential,
+    c: Content,
+    key: string | undefined,
+  ): Promise<{ result: { sent: number }; replayed: boolean }> {
     const botId = this.requireBot(sender);
     const markup = parseRich(c);
     const limit = this.limit([this.overallClaim(botId)]);
+    const scope = `fans:${sender.appId}`;
     return this.work.run(async ({ tx, now }) => {
+      const earlier =
+        key === undefined ? undefined : await repo.idempotentAnswer(tx, scope, key, now - IDEMPOTENCY_WINDOW_MS);
+      if (earlier !== undefined) return { result: { sent: Number(earlier) }, replayed: true };
       if (!(await permissionsOf(tx, botId)).includes('subscription_account')) {
         throw new AppError(Errors.permissionRequired, 'sendMessageToFans needs the subscription_account permission');
       }
       const bot = await findUser(tx, botId);
       if (showsImage(c, markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL) throw new AppError(Errors.imageLevel);
+      const fans = await repo.followerIds(tx, botId);
+      // The key before the tokens, as a send claims it; a concurrent repeat conflicts and replays.
+      if (key !== undefined) {
+        await repo.rememberIdempotent(tx, scope, key, String(fans.length), now, now - IDEMPOTENCY_WINDOW_MS);
+      }
       // Taken once the checks pass: a refused broadcast spends none of the bot's budget.
       await limit();
-      const fans = await repo.followerIds(tx, botId);
       const numbers = await nextMessageNumbers(tx, this.db.dialect, fans.length);
       await repo.insertOutbox(
         tx,
@@ -295,7 +310,7 @@ export class MessagingService {
           telegram_message_id: numbers[i] ?? 0,
         })),
       );
-      return { sent: fans.length };
+      return { result: { sent: fans.length }, replayed: false };
     });
   }
 
