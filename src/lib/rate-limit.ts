@@ -110,8 +110,8 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   /**
-   * Forgets the buckets that are full again: a key a client makes up (a chat id, say) is taken
-   * before anything checks it, so keeping idle buckets for long would let a client fill the heap.
+   * Forgets the buckets that are full again: a bot with many chats (and a read limit per API key)
+   * would otherwise keep one bucket per chat or key it ever used, for good.
    */
   private sweep(now: number): void {
     this.lastSweep = now;
