@@ -29,6 +29,20 @@ await describeStoresOnFakeClock(
     const group = uid('g');
     const k = () => t().services.db.k;
     const sweep = () => t().services.retention.sweep();
+    /** Of two sessions (`ids`, the first older), the first goes on the ms after it expires, not before. */
+    const goesOnExpiry = async (live: () => Promise<{ id: string; expires_at: number }[]>, ids: string[]) => {
+      const [first] = await live();
+      assert.ok(first !== undefined && first.id === ids[0], 'the first session expires first');
+      clock.ms = first.expires_at - 1;
+      await sweep();
+      assert.equal((await live()).length, 2, 'the first still signs in on its last ms');
+      clock.advance(1);
+      await sweep();
+      assert.deepEqual(
+        (await live()).map((s) => s.id),
+        [ids[1]],
+      );
+    };
 
     it('builds a user, and a bot in a group', async () => {
       [user] = (await createUsers(t().app, 1)) as [TestUser];
@@ -95,23 +109,15 @@ await describeStoresOnFakeClock(
       const hashes = [sha256Hex(await sessionToken(t().app, user.user_id))];
       clock.advance(HOUR);
       hashes.push(sha256Hex(await sessionToken(t().app, user.user_id)));
-      const live = () =>
-        k()
-          .selectFrom('sessions')
-          .select(['session_hash', 'expires_at'])
-          .where('session_hash', 'in', hashes)
-          .orderBy('expires_at')
-          .execute();
-      const [first] = await live();
-      assert.ok(first !== undefined && first.session_hash === hashes[0], 'the first session expires first');
-      clock.ms = first.expires_at - 1;
-      await sweep();
-      assert.equal((await live()).length, 2, 'the first still signs in on its last ms');
-      clock.advance(1);
-      await sweep();
-      assert.deepEqual(
-        (await live()).map((s) => s.session_hash),
-        [hashes[1]],
+      await goesOnExpiry(
+        () =>
+          k()
+            .selectFrom('sessions')
+            .select(['session_hash as id', 'expires_at'])
+            .where('session_hash', 'in', hashes)
+            .orderBy('expires_at')
+            .execute(),
+        hashes,
       );
     });
 
@@ -125,23 +131,15 @@ await describeStoresOnFakeClock(
       await signIn(names[0] ?? '');
       clock.advance(HOUR);
       await signIn(names[1] ?? '');
-      const live = () =>
-        k()
-          .selectFrom('console_sessions')
-          .select(['operator_name', 'expires_at'])
-          .where('operator_name', 'in', names)
-          .orderBy('expires_at')
-          .execute();
-      const [first] = await live();
-      assert.ok(first !== undefined && first.operator_name === names[0], 'the first session expires first');
-      clock.ms = first.expires_at - 1;
-      await sweep();
-      assert.equal((await live()).length, 2, 'the first still signs in on its last ms');
-      clock.advance(1);
-      await sweep();
-      assert.deepEqual(
-        (await live()).map((s) => s.operator_name),
-        [names[1]],
+      await goesOnExpiry(
+        () =>
+          k()
+            .selectFrom('console_sessions')
+            .select(['operator_name as id', 'expires_at'])
+            .where('operator_name', 'in', names)
+            .orderBy('expires_at')
+            .execute(),
+        names,
       );
     });
 
