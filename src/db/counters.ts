@@ -23,20 +23,20 @@ export async function bump<T extends 'user_stats' | 'groups' | 'moments' | 'luck
   await sql`update ${sql.table(table)} set ${sql.join(sets)} where ${sql.ref(keyColumn)} = ${key}`.execute(tx);
 }
 
+type LockedTable = 'user_stats' | 'groups' | 'moments' | 'lucky_boxes' | 'bots';
+
 /**
  * Locks one row until the transaction ends, so that reading its counters, checking a limit and
  * bumping cannot interleave with another transaction (PostgreSQL; SQLite writers are serial).
  * A no-op update rather than FOR UPDATE, which SQLite does not know; no row, no lock.
  */
-export async function lockRow<T extends 'user_stats' | 'groups' | 'moments' | 'lucky_boxes' | 'bots'>(
+export async function lockRow<T extends LockedTable>(
   tx: Kysely<DB>,
   table: T,
   keyColumn: keyof DB[T] & string,
   key: string,
 ): Promise<void> {
-  await sql`update ${sql.table(table)} set ${sql.ref(keyColumn)} = ${sql.ref(keyColumn)} where ${sql.ref(keyColumn)} = ${key}`.execute(
-    tx,
-  );
+  await lockIfRoom(tx, table, keyColumn, key, {});
 }
 
 /**
@@ -45,7 +45,7 @@ export async function lockRow<T extends 'user_stats' | 'groups' | 'moments' | 'l
  * one would pass 2^53 - 1 (or there is no row). The bound is in the UPDATE's WHERE: a concurrent
  * bump waits for the lock and is checked again, so the answer holds until the caller bumps.
  */
-export async function lockIfRoom<T extends 'user_stats' | 'groups'>(
+export async function lockIfRoom<T extends LockedTable>(
   tx: Kysely<DB>,
   table: T,
   keyColumn: keyof DB[T] & string,
