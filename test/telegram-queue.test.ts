@@ -2,6 +2,7 @@
 // Random sequences of users' messages to a bot, read alternately through /openapi/bot/getUpdates
 // and /telegram/bot<token>/getUpdates with offsets: each batch read on one surface is the same
 // batch on the other (same update_id, same message), in order, nothing skipped or duplicated.
+// An offset beyond the ids given out confirms nothing on either surface.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import fc from 'fast-check';
@@ -114,5 +115,36 @@ await describeStores('one update queue behind both bot surfaces', (t) => {
       }),
       { numRuns: 15 },
     );
+  });
+
+  it('an offset beyond the next update id confirms nothing, on both surfaces, and reads from the oldest', async () => {
+    const bot = await newBot(t().app, 'far offset bot');
+    const token = `${await telegram.telegramIdOf(t().services.db.k, bot.bot_user_id)}:${bot.api_key}`;
+    /** Both surfaces' Updates as [update_id, text]. */
+    const seen = (updates: unknown) =>
+      (updates as { update_id: number; message: { text: string } }[]).map((u) => [u.update_id, u.message.text]);
+    const viaTelegram = async (offset: number) => {
+      const r = await t().app.inject({ method: 'GET', url: `/telegram/bot${token}/getUpdates?offset=${offset}` });
+      assert.equal(r.statusCode, 200, r.body);
+      return seen(r.json<{ result: unknown }>().result);
+    };
+    const native = async (offset: number) =>
+      seen(result(await botCall(t().app, 'getUpdates', bot.api_key, { offset })));
+    // A bot that kept Telegram's saved offset, with nothing given out here yet.
+    const far = 900_000_001;
+    assert.deepEqual(await viaTelegram(far), []);
+    assert.deepEqual(await native(far), []);
+    await say(t().app, { from: alice.user_id, to: bot.bot_user_id, text: 'one' });
+    await say(t().app, { from: alice.user_id, to: bot.bot_user_id, text: 'two' });
+    const both = [
+      [1, 'one'],
+      [2, 'two'],
+    ];
+    assert.deepEqual(await viaTelegram(far), both, 'telegram: new updates are not hidden behind the offset');
+    assert.deepEqual(await native(far), both, 'native: nothing was confirmed, and this call confirms nothing either');
+    assert.deepEqual(await viaTelegram(far), both, 'still pending: not the at-most-once mode of no offset');
+    // The next id the bot would give out (3) is not beyond: it confirms 1 and 2 as before.
+    assert.deepEqual(await native(3), []);
+    assert.deepEqual(await viaTelegram(1), [], 'confirmed by offset 3');
   });
 });

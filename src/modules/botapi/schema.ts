@@ -125,7 +125,8 @@ export const GetUpdatesParams = Type.Object({
       maximum: Number.MAX_SAFE_INTEGER,
       description:
         'Updates with a lower id are confirmed and deleted, the rest returned until confirmed; without it (or 0) ' +
-        'returned Updates count as confirmed once sent',
+        'returned Updates count as confirmed once sent; beyond the next id the bot would give out, it confirms ' +
+        'nothing and the oldest are returned until confirmed',
     }),
   ),
   limit: Type.Optional(Type.Integer({ ...INT32, description: '1 to 100, default 100; larger is treated as 100' })),

@@ -25,6 +25,15 @@ const WEBHOOK_KEY_PREFIX = 'webhook:';
 
 type Outcome = 'update' | 'timeout' | 'terminated';
 
+/**
+ * The offset a poll reads with. One beyond the next id the bot would give out (a bot that kept
+ * another server's offset, Telegram's say) confirms nothing and reads from the oldest pending
+ * Update, as tdlib answers a from_id in the future: taken as given, it deleted every pending Update
+ * and hid new ones until the ids reached it. It reads at least once (1, the first id), never in the
+ * at-most-once mode of no offset.
+ */
+const coreOffset = (asked: number, lastUpdateId: number): number => (asked > lastUpdateId + 1 ? 1 : asked);
+
 /** A getUpdates's answer: the Updates it sends, or the error it ends with. */
 export type PollResult = { updates: UpdateObject[] } | { error: Error };
 
@@ -191,7 +200,7 @@ export class DeliveryService {
       if (bot.webhook_url !== null) throw new AppError(Errors.webhookActive);
       const limit = Math.min(Math.max(p.limit ?? MAX_LIMIT, 1), MAX_LIMIT);
       const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
-      const offset = p.offset ?? 0;
+      const offset = coreOffset(p.offset ?? 0, bot.last_update_id);
       // Registered before the first read, so an Update committed in between still wakes this poll.
       waiter = this.claim(botId, { offset, limit, allowedUpdates: p.allowedUpdates, answer });
       // After the claim: a webhook set while this waits wakes (ends) the poll it already knows.
