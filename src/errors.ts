@@ -59,6 +59,8 @@ export const Errors = {
 
   // Bot update delivery (decisions.md section 2)
   pollTerminated: def('poll_terminated', 409, 'Conflict', 'Conflict: terminated by other getUpdates request'),
+  /** A long poll ended because the bot's webhook was set (on either surface), in Telegram's words. */
+  pollEndedByWebhook: def('poll_ended_by_webhook', 409, 'Conflict', 'Conflict: terminated by setWebhook request'),
   webhookActive: def(
     'webhook_active',
     409,

@@ -7,7 +7,7 @@ import { it } from 'node:test';
 import { Bot, GrammyError } from 'grammy';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { applyEvents, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
-import { newBot, say } from './helpers/delivery.js';
+import { newBot, nextWait, say } from './helpers/delivery.js';
 import * as telegram from '../src/modules/telegram/repo.js';
 
 interface OutboxItem {
@@ -266,6 +266,18 @@ await describeStores('Telegram bot API through grammY', (t) => {
       [409, 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running'],
     );
     await second;
+  });
+
+  it('409 "terminated by setWebhook request" when setWebhook ends a held poll', async () => {
+    const other = await newBot(t().app, 'hooked poller');
+    const hooked = new Bot(`${await number(other.bot_user_id)}:${other.api_key}`, { client: { apiRoot } });
+    const waiting = nextWait(t().services.delivery);
+    // Caught from the start: the poll fails while setWebhook is still being answered.
+    const held = failure(hooked.api.getUpdates({ timeout: 5 }));
+    await waiting;
+    assert.equal(await hooked.api.setWebhook('https://203.0.113.10/hook'), true);
+    const e = await held;
+    assert.deepEqual([e.error_code, e.description], [409, 'Conflict: terminated by setWebhook request']);
   });
 
   it('long polling with bot.start(): echo', async () => {

@@ -5,7 +5,7 @@ import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import { UnitOfWork, type Work } from '../../db/work.js';
 import type { PayloadFormat } from '../../db/types.js';
-import { AppError, asError, Errors } from '../../errors.js';
+import { AppError, asError, Errors, type ErrorDef } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { newWebhookKey } from '../../lib/ids.js';
@@ -23,7 +23,8 @@ const POLLS = 'polls';
 /** Touched when a bot's Webhook URL is set: it ends every poll of the bot, on every instance. */
 const WEBHOOK_KEY_PREFIX = 'webhook:';
 
-type Outcome = 'update' | 'timeout' | 'terminated';
+/** How a held poll ends: an ending is the 409 it answers (another getUpdates, or setWebhook). */
+type Outcome = 'update' | 'timeout' | ErrorDef;
 
 /**
  * The offset a poll reads with. One beyond the next id the bot would give out (a bot that kept
@@ -49,8 +50,8 @@ interface Waiter {
   allowedUpdates: readonly string[] | undefined;
   answer: (result: PollResult) => void;
   woken: boolean;
-  /** Another getUpdates (or a webhook) took over: this poll answers 409. */
-  terminated: boolean;
+  /** Another getUpdates, or a webhook, took over: the 409 this poll answers. */
+  endedBy: ErrorDef | undefined;
   /** Its own announcement has come back over the bus: polls announced after that are newer. */
   announced: boolean;
   /** Its timeout, while it is held. */
@@ -104,7 +105,7 @@ export class DeliveryService {
       const waiter = this.waiters.get(botId);
       if (waiter === undefined) return;
       if (waiter.pollId === pollId) waiter.announced = true;
-      else if (waiter.announced) this.end(botId, waiter, 'terminated');
+      else if (waiter.announced) this.end(botId, waiter, Errors.pollTerminated);
     });
   }
 
@@ -118,9 +119,10 @@ export class DeliveryService {
     for (const [botId, waiter] of this.waiters) this.end(botId, waiter, 'timeout');
   }
 
+  /** The bot's webhook was set: its poll can receive nothing more. */
   private terminate(botId: string): void {
     const waiter = this.waiters.get(botId);
-    if (waiter !== undefined) this.end(botId, waiter, 'terminated');
+    if (waiter !== undefined) this.end(botId, waiter, Errors.pollEndedByWebhook);
   }
 
   private wake(botId: string): void {
@@ -133,7 +135,7 @@ export class DeliveryService {
   private end(botId: string, waiter: Waiter, outcome: Outcome): void {
     if (this.waiters.get(botId) === waiter) this.waiters.delete(botId);
     waiter.woken = true;
-    if (outcome === 'terminated') waiter.terminated = true;
+    if (typeof outcome === 'object') waiter.endedBy = outcome;
     this.settle(waiter, outcome);
   }
 
@@ -159,13 +161,13 @@ export class DeliveryService {
   /** Ends any other poll of the bot (here and elsewhere) and registers this one. */
   private claim(botId: string, p: Pick<Waiter, 'offset' | 'limit' | 'allowedUpdates' | 'answer'>): Waiter {
     const previous = this.waiters.get(botId);
-    if (previous !== undefined) this.end(botId, previous, 'terminated');
+    if (previous !== undefined) this.end(botId, previous, Errors.pollTerminated);
     const waiter: Waiter = {
       botId,
       pollId: randomBytes(8).toString('hex'),
       ...p,
       woken: false,
-      terminated: false,
+      endedBy: undefined,
       announced: false,
     };
     this.waiters.set(botId, waiter);
@@ -222,7 +224,7 @@ export class DeliveryService {
   private async resume(waiter: Waiter, outcome: Outcome): Promise<void> {
     let result: PollResult;
     try {
-      if (outcome === 'terminated') throw new AppError(Errors.pollTerminated);
+      if (typeof outcome === 'object') throw new AppError(outcome);
       const rows = outcome === 'update' ? await this.read(waiter.botId, waiter.offset, waiter.limit) : [];
       result = { updates: await this.respond(waiter, rows) };
     } catch (error) {
@@ -234,7 +236,7 @@ export class DeliveryService {
 
   /** The Updates a poll sends from the rows it read, confirming what it may. */
   private async respond(waiter: Waiter, rows: { update_id: number; payload: string }[]): Promise<UpdateObject[]> {
-    if (waiter.terminated) throw new AppError(Errors.pollTerminated);
+    if (waiter.endedBy !== undefined) throw new AppError(waiter.endedBy);
     const updates = rows.map((r) => ({ id: r.update_id, update: parseStored(r.payload).update }));
     const wanted = waiter.allowedUpdates;
     const sent = wanted === undefined ? updates : updates.filter((u) => wanted.some((kind) => kind in u.update));
