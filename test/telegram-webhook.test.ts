@@ -10,7 +10,7 @@ import { after, it } from 'node:test';
 import { Bot, webhookCallback } from 'grammy';
 import type { Update } from 'grammy/types';
 import { adminHeaders, describeStores } from './helpers/app.js';
-import { newBot, say } from './helpers/delivery.js';
+import { botCall, newBot, result, say, startReceiver } from './helpers/delivery.js';
 import { createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 import * as telegram from '../src/modules/telegram/repo.js';
 
@@ -136,6 +136,42 @@ await describeStores(
       assert.deepEqual(r.headers, [], 'nothing posted');
       assert.equal((await bot.api.getWebhookInfo()).pending_update_count, 0);
       await bot.api.deleteWebhook();
+    });
+
+    it("the Telegram surface's allowed_updates filters neither native-format webhooks nor the native getUpdates", async () => {
+      const { bot, r } = await echoBot({ webhookReply: true, secret: SECRET });
+      await bot.api.setWebhook(r.url, { secret_token: SECRET, allowed_updates: ['callback_query'] });
+      const native = await startReceiver();
+      try {
+        const hook = await botCall(t().app, 'setWebhook', creds.api_key, { url: native.url, payload_format: 'update' });
+        assert.equal((result(hook) as { payload_format: string }).payload_format, 'update');
+        await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'native hook' });
+        assert.equal(await tick(), 1, 'one delivery');
+        assert.deepEqual(
+          native.hits.map((h) => (JSON.parse(h.body) as { message_raw?: string }).message_raw),
+          ['native hook'],
+        );
+        assert.deepEqual(r.headers, [], 'nothing went to the Telegram receiver');
+      } finally {
+        await native.close();
+      }
+      result(await botCall(t().app, 'deleteWebhook', creds.api_key));
+      await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'native poll' });
+      const polled = result(await botCall(t().app, 'getUpdates', creds.api_key, { offset: 1 })) as {
+        message: { text: string };
+      }[];
+      assert.deepEqual(
+        polled.map((u) => u.message.text),
+        ['native poll'],
+      );
+      // The Telegram surface still reads with the setting it kept.
+      assert.deepEqual(await bot.api.getUpdates(), []);
+      assert.deepEqual(await bot.api.getWebhookInfo(), {
+        url: '',
+        has_custom_certificate: false,
+        pending_update_count: 0,
+        allowed_updates: ['callback_query'],
+      });
     });
   },
   { env: { WEBHOOK_ALLOW_INSECURE: '1' } },

@@ -228,7 +228,9 @@ export class WebhookDispatcher {
     if (h.webhook_url === null || h.webhook_key_enc === null) return;
     const now = this.clock.now();
     const stored = parseStored(h.payload);
-    const kinds = wanted(h.allowed_updates);
+    // allowed_updates is a setting of the Telegram surface, for what it presents: the native
+    // formats (update, flat) are not filtered by it, as the native getUpdates is not.
+    const kinds = h.payload_format === 'telegram' ? wanted(h.allowed_updates) : undefined;
     // Kinds the bot did not ask for are confirmed unsent, as getUpdates does.
     if (kinds !== undefined && !kinds.some((kind) => kind in stored.update)) {
       await this.db.k.deleteFrom('updates').where('seq', '=', h.seq).execute();
