@@ -992,6 +992,32 @@ await describeStoresOnFakeClock(
         assert.equal((await info(bot)).last_error_date, now());
       }));
 
+    it('backoff counts from the end of the attempt: a receiver taking 3 s to answer 500 is retried 1 s after', () =>
+      withHook(
+        {
+          bot: 'slow failing bot',
+          script: [
+            {
+              status: 500,
+              meanwhile: () => {
+                hookClock.advance(3000);
+              },
+            },
+          ],
+        },
+        async (bot, receiver) => {
+          await setWebhook(bot, { url: receiver.url });
+          await dm(bot, 'slowly');
+          assert.equal(await tick(), 1, 'first attempt: 500 after 3 s');
+          assert.equal(await tick(), 0, 'not again as soon as it ended');
+          hookClock.advance(999);
+          assert.equal(await tick(), 0, 'not before 1 s after the answer');
+          hookClock.advance(1);
+          assert.equal(await tick(), 1, 'second attempt 1 s after the answer');
+          assert.equal(receiver.hits.length, 2);
+        },
+      ));
+
     it('Retry-After is honoured when it asks for longer than the backoff', () =>
       withHook(
         {

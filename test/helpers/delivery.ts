@@ -172,7 +172,16 @@ export interface Hit {
   body: string;
 }
 
-export type Reply = number | { status: number; headers?: Record<string, string> };
+export type Reply =
+  | number
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      /** The response body ('ok' by default). */
+      body?: string | Buffer;
+      /** Runs before the answer is sent: a slow receiver moves a fake clock here. */
+      meanwhile?: () => void;
+    };
 
 export interface Receiver {
   url: string;
@@ -197,8 +206,9 @@ export async function startReceiver(fallback: Reply = 200): Promise<Receiver> {
     req.on('end', () => {
       hits.push({ method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() });
       const reply = queue.shift() ?? otherwise;
-      const { status, headers = {} } = typeof reply === 'number' ? { status: reply } : reply;
-      res.writeHead(status, headers).end('ok');
+      const { status, headers = {}, body = 'ok', meanwhile } = typeof reply === 'number' ? { status: reply } : reply;
+      meanwhile?.();
+      res.writeHead(status, headers).end(body);
       for (const w of waiting.filter((x) => hits.length >= x.n)) {
         waiting.splice(waiting.indexOf(w), 1);
         w.resolve();

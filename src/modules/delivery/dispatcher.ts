@@ -249,6 +249,9 @@ export class WebhookDispatcher {
       allowInsecure: this.config.webhookAllowInsecure,
       now,
     });
+    // The backoff runs from the answer: counted from the start, a receiver slower than the delay
+    // was tried again as soon as it failed.
+    const ended = this.clock.now();
     this.metrics.webhookAttempts.inc({ outcome: attempt.ok ? 'delivered' : 'failed' });
     // Recorded at the attempt's start (`now`), not at the commit's.
     await this.work.run(async ({ tx }) => {
@@ -269,7 +272,7 @@ export class WebhookDispatcher {
       if (attempt.ok) {
         await tx.deleteFrom('updates').where('seq', '=', h.seq).execute();
       } else {
-        await this.failed(tx, h, attempt, now);
+        await this.failed(tx, h, attempt, now, ended);
       }
     });
     if (attempt.ok && telegram && attempt.body !== undefined && attempt.body !== '') {
@@ -277,14 +280,15 @@ export class WebhookDispatcher {
     }
   }
 
-  private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number): Promise<void> {
+  /** Records a failed attempt made at `now` that ended at `ended`, and when to try again. */
+  private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number, ended: number): Promise<void> {
     // Retry-After may ask for more than the backoff, never more than its cap (decisions.md section 2).
     const retryAfter = Math.min(attempt.retryAfterMs ?? 0, this.config.webhookRetryMaxMs);
     const delay = Math.max(backoffMs(h.attempts, this.config), retryAfter);
     const url = h.webhook_url ?? '';
     await tx
       .updateTable('updates')
-      .set({ attempts: sql`attempts + 1`, next_attempt_at: now + delay, last_error: attempt.error })
+      .set({ attempts: sql`attempts + 1`, next_attempt_at: ended + delay, last_error: attempt.error })
       .where('seq', '=', h.seq)
       // A new Webhook URL set while this attempt was out to the old one leaves the Update as the
       // change left it (due now, or leased for its first attempt), not pushed back by the old
