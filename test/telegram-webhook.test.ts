@@ -138,6 +138,48 @@ await describeStores(
       await bot.api.deleteWebhook();
     });
 
+    it('a method call answered as JSON, as a form or as multipart/form-data (aiogram) is performed', async () => {
+      const bot = new Bot(token, { client: { apiRoot } });
+      const call = (text: string) => ({ method: 'sendMessage', chat_id: alice.user_id, text });
+      const form = new FormData();
+      for (const [k, v] of Object.entries(call('multipart answer'))) form.append(k, v);
+      // Encoded by the platform's own FormData, with its boundary in the Content-Type.
+      const multipart = new Response(form);
+      const receiver = await startReceiver();
+      receiver.script(
+        {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(call('json answer')),
+        },
+        {
+          status: 200,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams(call('form answer')).toString(),
+        },
+        {
+          status: 200,
+          headers: { 'content-type': multipart.headers.get('content-type') ?? '' },
+          body: Buffer.from(await multipart.arrayBuffer()),
+        },
+      );
+      try {
+        await bot.api.setWebhook(receiver.url, { secret_token: SECRET, allowed_updates: [] });
+        for (const text of ['for json', 'for a form', 'for multipart']) {
+          await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text });
+          assert.equal(await tick(), 1, `one delivery ${text}`);
+        }
+        assert.equal(receiver.hits.length, 3);
+        const sent = await outbox();
+        for (const text of ['json answer', 'form answer', 'multipart answer']) {
+          assert.ok(sent.includes(text), `${text} was performed: ${JSON.stringify(sent)}`);
+        }
+      } finally {
+        await receiver.close();
+      }
+      await bot.api.deleteWebhook({ drop_pending_updates: true });
+    });
+
     it("the Telegram surface's allowed_updates filters neither native-format webhooks nor the native getUpdates", async () => {
       const { bot, r } = await echoBot({ webhookReply: true, secret: SECRET });
       await bot.api.setWebhook(r.url, { secret_token: SECRET, allowed_updates: ['callback_query'] });

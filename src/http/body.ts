@@ -32,6 +32,12 @@ function formFields(text: string): Record<string, string | string[]> {
   return out;
 }
 
+/** A form body as fields, the way every request's is read; undefined when it is not UTF-8 or has a bad percent-escape. */
+export function formBody(body: Buffer): Record<string, string | string[]> | undefined {
+  const text = body.toString();
+  return isUtf8(body) && decodesCleanly(text) ? formFields(text) : undefined;
+}
+
 const isJsonSpace = (byte: number) => byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 
 export function registerBodyParsers(app: App): void {
@@ -47,8 +53,8 @@ export function registerBodyParsers(app: App): void {
     'application/x-www-form-urlencoded',
     { parseAs: 'buffer' },
     (request, body: Buffer, done) => {
-      const text = body.toString();
-      if (isUtf8(body) && decodesCleanly(text)) done(null, formFields(text));
+      const fields = formBody(body);
+      if (fields !== undefined) done(null, fields);
       else done(invalid(request, 'body: malformed percent-escape or invalid UTF-8'), undefined);
     },
   );

@@ -36,8 +36,14 @@ export const webhookId = (botUserId: string, updateId: number): string => `upd_$
 
 type Head = Awaited<ReturnType<typeof dueHeads>>[number];
 
-/** Performs a Telegram-format receiver's 2xx answer if it is a method call (never throws). */
-export type AnswerHandler = (botUserId: string, body: string) => Promise<void>;
+/**
+ * Performs a Telegram-format receiver's 2xx answer if it is a method call, read by its Content-Type
+ * (JSON, a form or multipart/form-data, as Telegram takes them); never throws.
+ */
+export type AnswerHandler = (
+  botUserId: string,
+  answer: { body: Buffer; contentType: string | undefined },
+) => Promise<void>;
 
 /**
  * The Telegram surface's wire layer, handed to the dispatcher by that surface (delivery does not
@@ -275,8 +281,8 @@ export class WebhookDispatcher {
         await this.failed(tx, h, attempt, now, ended);
       }
     });
-    if (attempt.ok && telegram && attempt.body !== undefined && attempt.body !== '') {
-      await this.telegram?.answer(h.bot_user_id, attempt.body);
+    if (attempt.ok && telegram && attempt.body !== undefined && attempt.body.length > 0) {
+      await this.telegram?.answer(h.bot_user_id, { body: attempt.body, contentType: attempt.contentType });
     }
   }
 

@@ -212,7 +212,9 @@ export interface Attempt {
   retryAfterMs: number | null;
   durationMs: number;
   /** The response body (up to 64 KiB), when the caller asked for it. */
-  body?: string;
+  body?: Buffer;
+  /** The response's Content-Type, with the body: how an answer in it is to be read. */
+  contentType?: string | undefined;
 }
 
 /** Marks the refusal by our connect-time lookup so it is reported as such, not as a DNS failure. */
@@ -312,7 +314,7 @@ export async function postWebhook(input: {
   timeoutMs?: number;
   /** Sent besides the signed ones (the Telegram format's secret token header). */
   headers?: Record<string, string>;
-  /** Keep the response body (Telegram-format receivers may answer with a method call). */
+  /** Keep the response body and its type (Telegram-format receivers may answer with a method call). */
   keepBody?: boolean;
   /** How the host name is resolved (tests); the c-ares resolver and WEBHOOK_DNS_LIMIT_MS by default. */
   dns?: WebhookDns;
@@ -359,7 +361,7 @@ export async function postWebhook(input: {
           error: ok ? null : redirect ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
           retryAfterMs: retryAfterMs(res.headers['retry-after'], input.now),
           durationMs: elapsed(),
-          ...(input.keepBody === true ? { body: Buffer.concat(chunks).toString('utf8') } : {}),
+          ...(input.keepBody === true ? { body: Buffer.concat(chunks), contentType: res.headers['content-type'] } : {}),
         };
       };
       const settle = (attempt: Attempt) => {

@@ -1,18 +1,33 @@
 // As in Telegram, a webhook receiver may answer an Update with a method call as its 2xx body
-// (`{"method":"sendMessage", ...}`): it is performed by the bot through the same method code as a
-// call to /telegram/bot<token>/<method>. What it returns, or why it failed, goes nowhere.
+// (`{"method":"sendMessage", ...}`, or the same as a form or multipart/form-data, which aiogram
+// answers): it is performed by the bot through the same method code as a call to
+// /telegram/bot<token>/<method>. What it returns, or why it failed, goes nowhere.
+import { formBody } from '../../http/body.js';
 import type { Services } from '../../services.js';
 import { findBot } from '../bots/index.js';
+import { multipartFields } from './multipart.js';
 import { isRecord, mergeParams } from './params.js';
 import { methodNamed } from './registry.js';
 import * as repo from './repo.js';
 
+/** The answer's fields, read as its Content-Type says, by the parsers requests are read with. */
+async function answerFields(body: Buffer, contentType: string | undefined): Promise<unknown> {
+  const type = (contentType?.split(';')[0] ?? '').trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') return formBody(body);
+  if (type === 'multipart/form-data' && contentType !== undefined) return multipartFields(body, contentType);
+  // JSON, and any other type as before: receivers that send JSON without saying so.
+  return JSON.parse(body.toString()) as unknown;
+}
+
 /** Runs the method call in a webhook answer's body, if it is one; never throws. */
 export const webhookAnswers =
   (s: Services) =>
-  async (botUserId: string, body: string): Promise<void> => {
+  async (
+    botUserId: string,
+    { body, contentType }: { body: Buffer; contentType: string | undefined },
+  ): Promise<void> => {
     try {
-      const answer: unknown = JSON.parse(body);
+      const answer = await answerFields(body, contentType);
       if (!isRecord(answer) || typeof answer.method !== 'string') return;
       const { method: name, ...params } = answer;
       const m = methodNamed(name);
@@ -26,6 +41,6 @@ export const webhookAnswers =
         mergeParams([params]),
       );
     } catch {
-      // Not JSON, or the call failed: Telegram drops such answers silently too.
+      // Not a body of its type, or the call failed: Telegram drops such answers silently too.
     }
   };
