@@ -255,6 +255,36 @@ await describeStoresOnFakeClock('authorization login', (t, clock) => {
     assertLoginFailure(await c.refresh(app, alice, tk.refresh_token), -2012);
   });
 
+  it('HEAD on either token endpoint is an unknown route, as PUT is: the code and the refresh token stay unused', async () => {
+    /** HEAD with these parameters answers as PUT does (404, no such endpoint), without the body. */
+    const headIsUnknown = async (url: string, params: Record<string, string>) => {
+      const target = `${url}?${new URLSearchParams(params).toString()}`;
+      const head = await t().app.inject({ method: 'HEAD', url: target });
+      const put = await t().app.inject({ method: 'PUT', url: target });
+      const unknown = (method: string) => ({
+        error: 'Not Found',
+        code: 404,
+        message: 'no such endpoint',
+        detail: `${method} ${url}`,
+      });
+      assert.deepEqual([put.statusCode, put.json()], [404, unknown('PUT')]);
+      assert.deepEqual([head.statusCode, head.body], [404, ''], url);
+      assert.equal(head.headers['content-type'], put.headers['content-type'], url);
+      assert.equal(Number(head.headers['content-length']), JSON.stringify(unknown('HEAD')).length, url);
+    };
+    const code = await c.code(app, alice);
+    const credentials = { app_id: app.app_id, app_secret: app.app_secret, user_id: alice.user_id };
+    await headIsUnknown('/openapi/oauth2/access_token', { grant_type: 'authorization_code', code, ...credentials });
+    const tk = tokensOf(await c.exchange(app, alice, code));
+    await headIsUnknown('/openapi/oauth2/refresh_token', {
+      grant_type: 'refresh_token',
+      refresh_token: tk.refresh_token,
+      ...credentials,
+    });
+    const renewed = tokensOf(await c.refresh(app, alice, tk.refresh_token));
+    assert.equal((await c.info(alice.user_id, renewed.access_token)).body.code, 1, 'the family was not revoked');
+  });
+
   // ---- States: access token valid -> expired after 2 hours ----
 
   it('an access token works for 2 hours, then gives -2013 on both Token-header endpoints', async () => {

@@ -147,6 +147,23 @@ await describeStores(
       failed(turned, 400, 'Bad Request: content: tag 1 (font): text must not contain U+0000', 'plain turned rich');
     });
 
+    it('HEAD on a method (any spelling) is an unknown route, as PUT is, and sends nothing', async () => {
+      const query = new URLSearchParams({ chat_id: groupId, text: 'sent by HEAD?' }).toString();
+      const before = await outboxRows(t());
+      for (const name of ['sendMessage', 'SENDMESSAGE']) {
+        const url = `/telegram/bot${bot.telegram_token}/${name}?${query}`;
+        const head = await t().app.inject({ method: 'HEAD', url });
+        const put = await t().app.inject({ method: 'PUT', url });
+        assert.equal(put.statusCode, 404, put.body);
+        assert.deepEqual(put.json(), { ok: false, error_code: 404, description: 'Not Found' });
+        // A HEAD answer carries the headers of that answer and no body.
+        assert.deepEqual([head.statusCode, head.body], [404, ''], name);
+        assert.equal(head.headers['content-type'], put.headers['content-type'], name);
+        assert.equal(head.headers['content-length'], put.headers['content-length'], name);
+      }
+      assert.equal(await outboxRows(t()), before, 'no message was sent');
+    });
+
     it('a refused setWebhook or getUpdates leaves allowed_updates as they were', async () => {
       const allowed = async () =>
         (telegramResult(await telegram('getWebhookInfo', {})) as { allowed_updates?: string[] }).allowed_updates;

@@ -35,6 +35,8 @@ export function oauthRoutes(app: App, s: Services): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/openapi/oauth2/access_token',
+    // Fastify would answer HEAD by running this GET, which uses the code up: HEAD is then unknown here.
+    exposeHeadRoute: false,
     onRequest: noStore,
     schema: {
       tags,
@@ -54,6 +56,8 @@ export function oauthRoutes(app: App, s: Services): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/openapi/oauth2/refresh_token',
+    // As above: a HEAD would rotate the refresh token.
+    exposeHeadRoute: false,
     onRequest: noStore,
     schema: {
       tags,

@@ -78,6 +78,8 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
         tg.route({
           method: ['GET', 'POST'],
           url: `/:token/${m.name}`,
+          // Fastify would answer HEAD by running the GET, which sends, edits or confirms Updates.
+          exposeHeadRoute: false,
           config: { checksNul: true },
           schema: {
             tags,
@@ -104,6 +106,7 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
       tg.route({
         method: ['GET', 'POST'],
         url: '/:token/:method',
+        exposeHeadRoute: false,
         config: { checksNul: true },
         schema: { hide: true, params: Type.Object({ token: TokenParam, method: Type.String() }) },
         handler: (request, reply) => run(methodNamed(request.params.method), request.params.token, request, reply),
