@@ -463,7 +463,8 @@ await describeStoresOnFakeClock('authorization login', (t, clock) => {
     const code = await c.code(app, alice);
     const tk = await login();
     for (const mode of MODES) {
-      for (const grant of ['refresh_token', 'password', 'Authorization_code']) {
+      // (refresh_token is the refresh grant there: test/oauth-extras.test.ts)
+      for (const grant of ['password', 'Authorization_code', 'Refresh_token']) {
         assertLoginFailure(await c.exchange(app, alice, code, mode, { grant_type: grant }), -2004);
       }
       for (const grant of ['authorization_code', 'onetime_token']) {

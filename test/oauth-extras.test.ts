@@ -257,6 +257,100 @@ await describeStores(
       assert.equal((await info(tk.access_token)).body.code, 1, 'the token still works');
     });
 
+    // ---- The token endpoint as the metadata describes it ----
+
+    const tokenForm = (url: string, fields: Record<string, string>) =>
+      send({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    /** What an RFC 6749 client sends (client_secret_post), plus the user_id the contract requires. */
+    const standard = (fields: Record<string, string>) => ({
+      client_id: app.app_id,
+      client_secret: app.app_secret,
+      user_id: alice.user_id,
+      ...fields,
+    });
+    const paramError = (detail: string) => ({ error: 'Bad Request', code: 401, message: 'Param error', detail });
+
+    it('the token endpoint takes grant_type refresh_token and answers as the refresh endpoint does', async () => {
+      const first = await login();
+      const renewed = tokensOf(
+        await tokenForm(
+          '/openapi/oauth2/access_token',
+          standard({ grant_type: 'refresh_token', refresh_token: first.refresh_token }),
+        ),
+      );
+      assert.equal((await info(renewed.access_token)).body.code, 1);
+      // Rotation as on the refresh endpoint: the old refresh token again fails there and here.
+      assert.deepEqual(await refresh(first.refresh_token), { status: 200, body: REFRESH_FAILED });
+      assert.deepEqual(
+        await tokenForm(
+          '/openapi/oauth2/access_token',
+          standard({ grant_type: 'refresh_token', refresh_token: renewed.refresh_token }),
+        ),
+        { status: 200, body: REFRESH_FAILED },
+        'the family was revoked by the reuse',
+      );
+      assert.deepEqual(await tokenForm('/openapi/oauth2/access_token', standard({ grant_type: 'refresh_token' })), {
+        status: 401,
+        body: paramError('refresh_token: required'),
+      });
+    });
+
+    it('client_id and client_secret stand for app_id and app_secret at both token endpoints', async () => {
+      const tk = tokensOf(
+        await tokenForm(
+          '/openapi/oauth2/access_token',
+          standard({ grant_type: 'authorization_code', code: await codeOf() }),
+        ),
+      );
+      tokensOf(
+        await tokenForm(
+          '/openapi/oauth2/refresh_token',
+          standard({ grant_type: 'refresh_token', refresh_token: tk.refresh_token }),
+        ),
+      );
+      // Both spellings given alike are one parameter.
+      tokensOf(await exchangePost(await codeOf(), { client_id: app.app_id, client_secret: app.app_secret }));
+      // A wrong secret under the other spelling is a wrong secret.
+      const wrongSecret = standard({ grant_type: 'authorization_code', code: await codeOf(), client_secret: 'x' });
+      assert.deepEqual(await tokenForm('/openapi/oauth2/access_token', wrongSecret), {
+        status: 401,
+        body: BAD_CREDENTIALS,
+      });
+    });
+
+    it('app_id and client_id (or the secrets) that differ are a Param error, and use nothing up', async () => {
+      const code = await codeOf();
+      assert.deepEqual(await exchangePost(code, { client_id: other.app_id }), {
+        status: 401,
+        body: paramError('client_id: differs from app_id'),
+      });
+      assert.deepEqual(await exchangeGet(code, { client_secret: other.app_secret }), {
+        status: 401,
+        body: paramError('client_secret: differs from app_secret'),
+      });
+      const tk = tokensOf(await exchangeGet(code));
+      const differing = {
+        grant_type: 'refresh_token',
+        refresh_token: tk.refresh_token,
+        app_id: app.app_id,
+        app_secret: app.app_secret,
+        user_id: alice.user_id,
+        client_id: other.app_id,
+      };
+      for (const url of ['/openapi/oauth2/refresh_token', '/openapi/oauth2/access_token']) {
+        assert.deepEqual(await tokenForm(url, differing), {
+          status: 401,
+          body: paramError('client_id: differs from app_id'),
+        });
+      }
+      tokensOf(await refresh(tk.refresh_token));
+    });
+
     // ---- Metadata ----
 
     it('authorization server metadata names the endpoints, S256 and the scopes', async () => {

@@ -139,12 +139,17 @@ await describeStores('OpenAPI document', (t) => {
       assert.deepEqual(typesOf(`${method} /openapi/oauth2/access_token`, 'query'), {
         grant_type: 'string',
         code: 'string',
+        client_id: 'string',
+        client_secret: 'string',
         user_id: 'string',
         code_verifier: 'string',
+        refresh_token: 'string',
       });
       assert.deepEqual(typesOf(`${method} /openapi/oauth2/refresh_token`, 'query'), {
         grant_type: 'string',
         refresh_token: 'string',
+        client_id: 'string',
+        client_secret: 'string',
         user_id: 'string',
         access_token: 'string',
         serial_id: 'string',

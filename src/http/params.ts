@@ -52,22 +52,40 @@ const BOOLEAN_TEXT: ReadonlyMap<string, boolean> = new Map([
   ['0', false],
 ]);
 
+/** The query string and the body as one set of parameters (the body's value wins), undecoded. */
+const mergedOf = (request: FastifyRequest): Record<string, unknown> => ({
+  ...(isRecord(request.query) ? request.query : {}),
+  ...(isRecord(request.body) ? request.body : {}),
+});
+
+/** One parameter as sent, before any check: for a route that picks its reader by it. */
+export const requestParam = (request: FastifyRequest, key: string): unknown => mergedOf(request)[key];
+
 /**
  * A reader of one method's parameters from a request; throws a parameter error naming the field.
  * An optional parameter given as null, or as empty text where it may be empty, is one not given
  * (SDKs send unset fields so), and a boolean may be True or False in any case, or 1 or 0.
+ * `aliases` maps another spelling to a parameter's name: either may be sent, and both only alike.
  */
-export function requestParams<S extends TSchema>(schema: S): (request: FastifyRequest) => Static<S> {
+export function requestParams<S extends TSchema>(
+  schema: S,
+  aliases: Readonly<Record<string, string>> = {},
+): (request: FastifyRequest) => Static<S> {
   const validate = compileCoercing(schema);
   const { booleans, optional, blankable } = parameterKinds(schema);
   return (request) => {
-    const merged = decode({
-      ...(isRecord(request.query) ? request.query : {}),
-      ...(isRecord(request.body) ? request.body : {}),
-    });
+    const merged = decode(mergedOf(request));
     for (const key of optional) {
       const value = merged[key];
       if (value === null || (value === '' && blankable.has(key))) Reflect.deleteProperty(merged, key);
+    }
+    for (const [alias, name] of Object.entries(aliases)) {
+      const value = merged[alias];
+      if (value === undefined) continue;
+      // Two different values under two spellings: no telling which one the client meant.
+      if (merged[name] !== undefined && merged[name] !== value)
+        throw new AppError(Errors.paramError, `${alias}: differs from ${name}`);
+      merged[name] = value;
     }
     for (const key of booleans) {
       const value = merged[key];

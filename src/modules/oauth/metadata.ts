@@ -7,8 +7,17 @@ import { PKCE_METHODS } from './pkce.js';
 import { ServerMetadata } from './schema.js';
 import { SCOPES } from './service.js';
 
-/** App ID and App Secret travel as parameters (query, form or JSON), never in an Authorization header. */
+/**
+ * App ID and App Secret travel as parameters (query, form or JSON), never in an Authorization
+ * header; client_id and client_secret are read as their other spelling.
+ */
 const CLIENT_AUTH = ['client_secret_post'];
+
+// The contract (seed-api.md "Authorization login") requires user_id at both grants, so a standard
+// client succeeds only if it sends that extra parameter too; the document says so.
+const DESCRIPTION =
+  'Both grants go to token_endpoint (refresh_endpoint answers the refresh grant too). Beyond RFC 6749, ' +
+  'each token request needs user_id: the userId the authorize page redirected with.';
 
 export function serverMetadataRoute(app: App, s: Services): void {
   const base = s.config.publicUrl;
@@ -32,6 +41,7 @@ export function serverMetadataRoute(app: App, s: Services): void {
       schema: {
         tags: ['Authorization login'],
         summary: 'Authorization server metadata (RFC 8414)',
+        description: DESCRIPTION,
         response: { 200: ServerMetadata },
       },
     },

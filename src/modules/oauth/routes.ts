@@ -1,18 +1,21 @@
 // Token endpoints of the login flow (with revocation, RFC 7009) and the Token-header user endpoints.
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { apiErrors, Envelope, ok } from '../../http/envelope.js';
 import { noStore } from '../../http/no-store.js';
-import { requestParams } from '../../http/params.js';
+import { requestParam, requestParams } from '../../http/params.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { PublicUser, publicView } from '../users/index.js';
 import { serverMetadataRoute } from './metadata.js';
 import {
   AccessTokenParams,
+  CLIENT_ALIASES,
   LoginFailure,
   RefreshTokenParams,
   RevokeParams,
+  TokenEndpointParams,
   TokenFollowersQuery,
   TokenHeaders,
   TokenRecord,
@@ -27,10 +30,15 @@ const loginResponses = <D extends Parameters<typeof Envelope>[0]>(data: D) => ({
 });
 
 export function oauthRoutes(app: App, s: Services): void {
-  const exchangeParams = requestParams(AccessTokenParams);
-  const refreshParams = requestParams(RefreshTokenParams);
+  const exchangeParams = requestParams(AccessTokenParams, CLIENT_ALIASES);
+  const refreshParams = requestParams(RefreshTokenParams, CLIENT_ALIASES);
   // Read by requestParams (query string and body merged) with the schema the document shows.
   const description = 'Parameters in the query string or the body (form or JSON); GET and POST alike.';
+  const refreshGrant = async (request: FastifyRequest) => {
+    const p = refreshParams(request);
+    if (p.grant_type !== 'refresh_token') throw new AppError(Errors.loginParamInvalid, 'grant_type: refresh_token');
+    return ok(1, await s.oauth.refresh(p));
+  };
 
   app.route({
     method: ['GET', 'POST'],
@@ -40,12 +48,14 @@ export function oauthRoutes(app: App, s: Services): void {
     onRequest: noStore,
     schema: {
       tags,
-      summary: 'Exchange an authorization code for tokens',
+      summary: 'Exchange an authorization code for tokens (or a refresh token, as the refresh endpoint does)',
       description,
-      mergedParams: { in: 'querystring', schema: AccessTokenParams },
+      mergedParams: { in: 'querystring', schema: TokenEndpointParams },
       response: loginResponses(TokenRecord),
     },
     handler: async (request) => {
+      // The metadata names this the token endpoint for both grants, as RFC 6749 has one.
+      if (requestParam(request, 'grant_type') === 'refresh_token') return refreshGrant(request);
       const p = exchangeParams(request);
       if (p.grant_type !== 'authorization_code')
         throw new AppError(Errors.loginParamInvalid, 'grant_type: authorization_code');
@@ -66,11 +76,7 @@ export function oauthRoutes(app: App, s: Services): void {
       mergedParams: { in: 'querystring', schema: RefreshTokenParams },
       response: loginResponses(TokenRecord),
     },
-    handler: async (request) => {
-      const p = refreshParams(request);
-      if (p.grant_type !== 'refresh_token') throw new AppError(Errors.loginParamInvalid, 'grant_type: refresh_token');
-      return ok(1, await s.oauth.refresh(p));
-    },
+    handler: refreshGrant,
   });
 
   app.post(

@@ -2,11 +2,17 @@ import { Type } from 'typebox';
 import { Paging } from '../../lib/schemas.js';
 
 const Text = (description: string) => Type.String({ minLength: 1, maxLength: 512, description });
-const GrantType = (grant: string) =>
-  Type.String({ minLength: 1, maxLength: 512, description: grant, examples: [grant] });
+const GrantType = (grant: string, description = grant) =>
+  Type.String({ minLength: 1, maxLength: 512, description, examples: [grant] });
 const AppCredentials = {
-  app_id: Text('application id from the developer site'),
-  app_secret: Text('App Secret of that application'),
+  app_id: Text('application id from the developer site (or client_id)'),
+  app_secret: Text('App Secret of that application (or client_secret)'),
+};
+/** RFC 6749 section 2.3.1 spellings of the credentials (client_secret_post), read as app_id and app_secret. */
+export const CLIENT_ALIASES = { client_id: 'app_id', client_secret: 'app_secret' } as const;
+const ClientCredentials = {
+  client_id: Type.Optional(Text('app_id as RFC 6749 spells it; when both are given they must be equal')),
+  client_secret: Type.Optional(Text('app_secret as RFC 6749 spells it; when both are given they must be equal')),
 };
 // grant_type is any text to the schema: the endpoint refuses another grant with -2004, not a parameter error.
 
@@ -14,6 +20,7 @@ export const AccessTokenParams = Type.Object({
   grant_type: GrantType('authorization_code'),
   code: Text('the code the authorize page redirected with (valid 5 minutes, usable once)'),
   ...AppCredentials,
+  ...ClientCredentials,
   user_id: Text('the userId the authorize page redirected with'),
   code_verifier: Type.Optional(
     Type.String({
@@ -27,10 +34,25 @@ export const RefreshTokenParams = Type.Object({
   grant_type: GrantType('refresh_token'),
   refresh_token: Text('the refresh token (valid 14 days; each refresh issues a new one)'),
   ...AppCredentials,
+  ...ClientCredentials,
   user_id: Text('the user the tokens were issued for'),
   // Listed by the description beside the refresh parameters; their role is not shown, so unused.
   access_token: Type.Optional(Type.String({ maxLength: 4096, description: 'accepted and not used' })),
   serial_id: Type.Optional(Type.String({ maxLength: 128, description: 'accepted and not used' })),
+});
+
+/**
+ * What the document shows for the token endpoint: the code exchange, and the refresh grant it also
+ * takes (RFC 6749 section 6, one token endpoint), answered as /openapi/oauth2/refresh_token answers.
+ */
+export const TokenEndpointParams = Type.Object({
+  ...AccessTokenParams.properties,
+  grant_type: GrantType(
+    'authorization_code',
+    'authorization_code, or refresh_token (then refresh_token instead of code)',
+  ),
+  code: Text('with grant_type authorization_code: the code the authorize page redirected with'),
+  refresh_token: Type.Optional(Text('with grant_type refresh_token: the refresh token, which rotates')),
 });
 
 export const TokenRecord = Type.Object({
