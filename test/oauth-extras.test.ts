@@ -205,6 +205,19 @@ await describeStores(
       }
     });
 
+    // ---- redirect_uri at the exchange (RFC 6749 section 4.1.3) ----
+
+    it('a redirect_uri other than the code was issued for fails like an invalid code and spends nothing', async () => {
+      const code = await codeOf();
+      for (const redirect of [`${CB}/other`, `${CB}?`, CB.toUpperCase(), 'https://evil.example/cb']) {
+        assert.deepEqual(await exchangeGet(code, { redirect_uri: redirect }), { status: 200, body: CODE_INVALID });
+        assert.deepEqual(await exchangePost(code, { redirect_uri: redirect }), { status: 200, body: CODE_INVALID });
+      }
+      tokensOf(await exchangePost(code, { redirect_uri: CB }));
+      // Not given (or empty) is not checked: the contract's clients send none.
+      tokensOf(await exchangeGet(await codeOf(), { redirect_uri: '' }));
+    });
+
     // ---- Revocation ----
 
     it('revoking a refresh token ends its family: the refresh and the access tokens from it fail', async () => {

@@ -143,6 +143,7 @@ await describeStores('OpenAPI document', (t) => {
         client_secret: 'string',
         user_id: 'string',
         code_verifier: 'string',
+        redirect_uri: 'string',
         refresh_token: 'string',
       });
       assert.deepEqual(typesOf(`${method} /openapi/oauth2/refresh_token`, 'query'), {

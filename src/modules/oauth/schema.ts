@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { URL_MAX } from '../../lib/input-rules.js';
 import { Paging } from '../../lib/schemas.js';
 
 const Text = (description: string) => Type.String({ minLength: 1, maxLength: 512, description });
@@ -26,6 +27,14 @@ export const AccessTokenParams = Type.Object({
     Type.String({
       maxLength: 512,
       description: 'PKCE (RFC 7636): required when the authorization request gave a code_challenge',
+    }),
+  ),
+  redirect_uri: Type.Optional(
+    Type.String({
+      maxLength: URL_MAX,
+      description:
+        'RFC 6749 section 4.1.3: when given, it must be the redirect_uri the code was issued for, ' +
+        'character for character (otherwise -2011, and the code stays unused)',
     }),
   ),
 });

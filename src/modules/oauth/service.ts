@@ -114,6 +114,7 @@ export class OAuthService {
     app_secret: string;
     user_id: string;
     code_verifier?: string | undefined;
+    redirect_uri?: string | undefined;
   }): Promise<TokenRecord> {
     if (!(await this.checkApp(p.app_id, p.app_secret))) throw new AppError(Errors.badAppCredentials);
     const now = this.clock.now();
@@ -127,8 +128,10 @@ export class OAuthService {
     }
     if (code.expires_at <= now) throw new AppError(Errors.codeExpired);
     if (code.user_id !== p.user_id) throw new AppError(Errors.loginParamInvalid, 'user_id does not match the code');
-    // Checked before the code is used: a wrong verifier (someone else holding the code) spends nothing.
+    // Checked before the code is used: a wrong verifier or redirect_uri (someone else holding the
+    // code, RFC 6749 section 4.1.3) spends nothing.
     if (!verifierMatches(code.code_challenge, p.code_verifier)) throw new AppError(Errors.codeInvalid);
+    if (p.redirect_uri !== undefined && p.redirect_uri !== code.redirect_uri) throw new AppError(Errors.codeInvalid);
     const family = { family_id: code.family_id, app_id: code.app_id, user_id: code.user_id, scope: code.scope };
     const won = await this.work.run(async ({ tx }) => {
       if (!(await repo.useCode(tx, hash, now))) return false;
