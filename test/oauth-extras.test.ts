@@ -218,6 +218,22 @@ await describeStores(
       tokensOf(await exchangeGet(await codeOf(), { redirect_uri: '' }));
     });
 
+    it('empty PKCE parameters on the page are not given: the code exchanges without a verifier', async () => {
+      const empty = { code_challenge: '', code_challenge_method: '' };
+      const code = await codeOf(empty);
+      tokensOf(await exchangeGet(code));
+      // Either one empty beside the other given is that one alone.
+      const { challenge } = pkcePair();
+      for (const [params, problem] of [
+        [{ code_challenge: challenge, code_challenge_method: '' }, /code_challenge_method must be S256/],
+        [{ code_challenge: '', code_challenge_method: 'S256' }, /code_challenge_method needs code_challenge/],
+      ] as const) {
+        const page = await openAuthorize(t().app, loginParams(params), cookie);
+        assert.equal(page.status, 400, JSON.stringify(params));
+        assert.match(page.body, problem);
+      }
+    });
+
     // ---- Revocation ----
 
     it('revoking a refresh token ends its family: the refresh and the access tokens from it fail', async () => {

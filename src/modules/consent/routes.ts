@@ -96,7 +96,9 @@ async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
   if (grant !== 'authorization_code' && grant !== 'onetime_token') throw invalid((t) => t.badGrant);
   if (grant === 'onetime_token' && scope !== 'payment') throw invalid((t) => t.onetimeNeedsPayment);
   if (f.response_type !== undefined && f.response_type !== 'code') throw invalid((t) => t.badResponseType);
-  const pkce = pkceProblem(f.code_challenge, f.code_challenge_method);
+  // Empty means not given (clients send unset fields so), as the token endpoint reads code_verifier.
+  const codeChallenge = f.code_challenge === '' ? undefined : f.code_challenge;
+  const pkce = pkceProblem(codeChallenge, f.code_challenge_method === '' ? undefined : f.code_challenge_method);
   if (pkce !== undefined) throw invalid(() => pkce);
   let payment: PaymentRequest | undefined;
   if (grant === 'onetime_token') {
@@ -115,7 +117,7 @@ async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
     const v = f[k];
     if (v !== undefined) given[k] = v;
   }
-  return { app, redirectUri, scope, payment, state: f.state, codeChallenge: f.code_challenge, given };
+  return { app, redirectUri, scope, payment, state: f.state, codeChallenge, given };
 }
 
 /**
