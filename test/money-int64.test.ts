@@ -54,7 +54,15 @@ await describeStores('money past 2^53 hundredths', (t) => {
       url: `/openapi/payment/transfer?${qs}`,
       payload: { access_token: order.code, serial_id: order.serial_id },
     });
-    assert.deepEqual(res.json(), { code: '1', msg: 'success', source: 'open_platform' });
+    assert.deepEqual(res.json(), {
+      code: '1',
+      msg: 'success',
+      source: 'open_platform',
+      amount: '0.01',
+      pay_type: 'send',
+      payer_user_id: rich.user_id,
+      receiver_user_id: dev.user_id,
+    });
     assert.equal(await balance(rich), '90071992547409.92');
     assert.equal(await balance(dev), '0.01');
   });

@@ -75,7 +75,10 @@ await describeStores('CSRF with pages open in several tabs', (t) => {
     const res = await post('/oauth/authorize', { ...form.fields, action: 'allow' }, cookie);
     assert.equal(res.statusCode, 302, res.body);
     const back = new URL(String(res.headers.location));
-    assert.deepEqual([...back.searchParams.keys()], ['code', 'serial_id', 'source']);
+    assert.deepEqual(
+      [...back.searchParams.keys()],
+      ['code', 'serial_id', 'source', 'amount', 'pay_type', 'payer_user_id', 'receiver_user_id'],
+    );
     return back.searchParams.get('serial_id') ?? '';
   };
   const refused = async (url: string, fields: Record<string, string>, cookie: string, what: string) => {

@@ -23,10 +23,23 @@ interface Order {
   code: string;
   serial_id: string;
   source: string;
+  amount: string;
+  pay_type: string;
+  payer_user_id: string;
+  receiver_user_id: string;
 }
 
 const isRecord = (v: unknown): v is Body => typeof v === 'object' && v !== null && !Array.isArray(v);
-const SUCCESS = { code: '1', msg: 'success', source: SOURCE };
+/** A transfer's success: code "1" with the order as the user confirmed it (what authorize answered). */
+const paid = ({ amount, pay_type, payer_user_id, receiver_user_id }: Order) => ({
+  code: '1',
+  msg: 'success',
+  source: SOURCE,
+  amount,
+  pay_type,
+  payer_user_id,
+  receiver_user_id,
+});
 
 /** A transfer result `{code:"<negative code>", msg, source}`, HTTP 200. */
 function assertResult(r: Answer, code: string): void {
@@ -152,7 +165,15 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
   it('authorize issues a serial and a one-time token with the source marker', async () => {
     const a = await c.order(app, alice, dev, '1');
     const b = await c.order(app, alice, dev, '1');
-    assert.deepEqual(Object.keys(a).sort(), ['code', 'serial_id', 'source']);
+    assert.deepEqual(Object.keys(a), [
+      'code',
+      'serial_id',
+      'source',
+      'amount',
+      'pay_type',
+      'payer_user_id',
+      'receiver_user_id',
+    ]);
     assert.equal(a.source, SOURCE);
     assert.ok(a.code.length >= 20 && a.serial_id.length > 0, 'a.code.length >= 20 && a.serial_id.length > 0');
     assert.notEqual(a.code, b.code);
@@ -163,19 +184,52 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
     const o = await c.order(app, alice, dev, '2.50');
     const r = await c.transfer(app, o.code, o.serial_id);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, SUCCESS);
+    assert.deepEqual(r.body, paid(o));
     assert.deepEqual(await c.balances(alice, dev), ['7.5', '102.5']);
+  });
+
+  it('authorize and the transfer show the order as confirmed: exact decimal amount, pay_type and parties', async () => {
+    const [carol] = (await createUsers(t().app, 1)) as [TestUser];
+    await c.credit(carol, '20');
+    // Each amount paid to the developer and back, so the balances the later cases check stay as they were.
+    const cases: [string | number, 'send' | 'receive', string][] = [
+      ['2.50', 'send', '2.5'],
+      [2.5, 'receive', '2.5'],
+      [12, 'send', '12'],
+      ['12.00', 'receive', '12'],
+      ['0.01', 'send', '0.01'],
+      [0.01, 'receive', '0.01'],
+    ];
+    for (const [amount, payType, shown] of cases) {
+      const o = await c.order(app, carol, dev, amount, payType);
+      const [payer, receiver] = payType === 'send' ? [carol, dev] : [dev, carol];
+      const order = {
+        amount: shown,
+        pay_type: payType,
+        payer_user_id: payer.user_id,
+        receiver_user_id: receiver.user_id,
+      };
+      const { code, serial_id, ...shownByAuthorize } = o;
+      assert.deepEqual(shownByAuthorize, { source: SOURCE, ...order });
+      assert.deepEqual((await c.transfer(app, code, serial_id)).body, {
+        code: '1',
+        msg: 'success',
+        source: SOURCE,
+        ...order,
+      });
+    }
+    assert.deepEqual(await c.balances(carol, dev), ['20', '102.5']);
   });
 
   it('receive: the developer pays the authorizing user', async () => {
     const o = await c.order(app, bob, dev, 0.5, 'receive');
-    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, paid(o));
     assert.deepEqual(await c.balances(bob, dev), ['0.5', '102']);
   });
 
   it('the same serial again gives -2016 and the balance moves once', async () => {
     const o = await c.order(app, alice, dev, '1.25');
-    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, paid(o));
     for (let i = 0; i < 3; i++) assertResult(await c.transfer(app, o.code, o.serial_id), '-2016');
     assert.deepEqual(await c.balances(alice, dev), ['6.25', '103.25']);
   });
@@ -190,7 +244,7 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
     assert.equal(await c.balance(alice), '7.25');
     // The exact balance is enough.
     const all = await c.order(app, alice, dev, '7.25');
-    assert.deepEqual((await c.transfer(app, all.code, all.serial_id)).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, all.code, all.serial_id)).body, paid(all));
     assert.deepEqual(await c.balances(alice, dev), ['0', '110.5']);
     await c.credit(alice, '10');
   });
@@ -223,7 +277,7 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
       [app, o2],
       [other, theirs],
     ] as const) {
-      assert.deepEqual((await c.transfer(creds, x.code, x.serial_id)).body, SUCCESS);
+      assert.deepEqual((await c.transfer(creds, x.code, x.serial_id)).body, paid(x));
     }
     assert.deepEqual(await c.balances(alice, dev, bob), ['7', '112.5', '1.5']);
   });
@@ -232,7 +286,7 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
     const late = await c.order(app, alice, dev, '1');
     const inTime = await c.order(app, alice, dev, '1');
     clock.advance(5 * MIN - 1);
-    assert.deepEqual((await c.transfer(app, inTime.code, inTime.serial_id)).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, inTime.code, inTime.serial_id)).body, paid(inTime));
     clock.advance(1);
     assertResult(await c.transfer(app, late.code, late.serial_id), '-2006');
     assert.equal(await c.balance(alice), '6');
@@ -253,7 +307,7 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
       assertResult(await c.transfer(creds, o.code, o.serial_id), '-2004');
     }
     assert.equal(await c.balance(alice), '6');
-    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, paid(o));
     assert.equal(await c.balance(alice), '5');
   });
 
@@ -279,7 +333,7 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
       );
       assert.match(String(body.detail), new RegExp(field));
     }
-    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, o.code, o.serial_id)).body, paid(o));
   });
 
   it('validate(): amounts, pay_type and who is who', async () => {
@@ -373,7 +427,12 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
     const codes = answers.map((r) => r.body.code);
     assert.equal(codes.filter((x) => x === '1').length, 10, JSON.stringify(codes));
     assert.equal(codes.filter((x) => x === '-7048').length, 10, JSON.stringify(codes));
-    for (const r of answers) assertResult(r, String(r.body.code));
+    answers.forEach((r, i) => {
+      const o = orders[i];
+      assert.ok(o !== undefined, 'one answer per order');
+      if (r.body.code === '1') assert.deepEqual(r.body, paid(o));
+      else assertResult(r, '-7048');
+    });
     assert.equal(await c.balance(payer), '0');
     assert.equal(Number(await c.balance(dev)), Number(before) + 10);
     // Each serial again: a repeat or the same failure, never a second move.
@@ -442,7 +501,7 @@ await describeStoresOnFakeClock('authorized payment', (t, clock) => {
       assert.equal(bad.body.message, 'Param error');
     }
     // Nothing was spent: the order as asked goes through once.
-    assert.deepEqual((await c.transfer(app, o.code, o.serial_id, { ...asked, amount: 12.5 })).body, SUCCESS);
+    assert.deepEqual((await c.transfer(app, o.code, o.serial_id, { ...asked, amount: 12.5 })).body, paid(o));
     assertResult(await c.transfer(app, o.code, o.serial_id, asked), '-2016');
     assert.equal(await c.balance(payer), '7.5');
   });
@@ -489,7 +548,7 @@ await describeStoresOnFakeClock(
       const inTime = await c.order(app, user, dev, '1');
       const late = await c.order(app, user, dev, '1');
       clock.advance(1999);
-      assert.deepEqual((await c.transfer(app, inTime.code, inTime.serial_id)).body, SUCCESS);
+      assert.deepEqual((await c.transfer(app, inTime.code, inTime.serial_id)).body, paid(inTime));
       clock.advance(1);
       assertResult(await c.transfer(app, late.code, late.serial_id), '-2006');
       assert.equal(await c.balance(user), '4');

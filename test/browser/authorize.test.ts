@@ -146,7 +146,18 @@ await describeInChromium('authorize page in Chromium', (s) => {
     assert.match(text, /For Order #1042: two flat whites/);
 
     const url = await choose(o, 'Allow');
-    assert.deepEqual([...url.searchParams.keys()], ['from', 'code', 'serial_id', 'source', 'state']);
+    assert.deepEqual(
+      [...url.searchParams].filter(([k]) => !['code', 'serial_id'].includes(k)),
+      [
+        ['from', 'app'],
+        ['source', 'open_platform'],
+        ['amount', '25.5'],
+        ['pay_type', 'send'],
+        ['payer_user_id', '100001'],
+        ['receiver_user_id', '200002'],
+        ['state', 'pay-1'],
+      ],
+    );
     assert.equal(url.searchParams.get('source'), 'open_platform');
     assert.equal(url.searchParams.get('state'), 'pay-1');
     const code = url.searchParams.get('code') ?? '';

@@ -305,6 +305,24 @@ await describeStores(
       assert.equal(cancelled.headers.location, `${CB_QUERY}&error=access_denied&state=s3`);
     });
 
+    it('a payment request edited before Allow: the redirect says what the user confirmed, not what the app asked', async () => {
+      // The app asked for 12.5 from Alice; the address was edited to 0.10 (the page shows what it holds).
+      const page = await get(payment({ amount: '0.10' }), aliceCookie);
+      assert.match(visibleText(page.body), /You pay 0\.10 points/);
+      const r = await post({ ...hiddenFields(page.body), action: 'allow' }, `${aliceCookie}; ${csrfCookieOf(page)}`);
+      const url = location(r);
+      assert.deepEqual(
+        [...url.searchParams].filter(([k]) => !['code', 'serial_id'].includes(k)),
+        [
+          ['source', 'open_platform'],
+          ['amount', '0.1'],
+          ['pay_type', 'send'],
+          ['payer_user_id', alice.user_id],
+          ['receiver_user_id', bob.user_id],
+        ],
+      );
+    });
+
     it('payment page shows amount, payer, receiver and pay_info; Allow gives a token that transfers once', async () => {
       const page = await get(payment({ state: 'p1' }), aliceCookie);
       assert.equal(page.status, 200);
@@ -321,9 +339,10 @@ await describeStores(
       const code = url.searchParams.get('code') ?? '';
       const serial = url.searchParams.get('serial_id') ?? '';
       assert.match(serial, /^pay_/);
+      const confirmed = `amount=12.5&pay_type=send&payer_user_id=${alice.user_id}&receiver_user_id=${bob.user_id}`;
       assert.equal(
         r.headers.location,
-        `${CB}?code=${encodeURIComponent(code)}&serial_id=${encodeURIComponent(serial)}&source=open_platform&state=p1`,
+        `${CB}?code=${encodeURIComponent(code)}&serial_id=${encodeURIComponent(serial)}&source=open_platform&${confirmed}&state=p1`,
       );
       const transfer = async () =>
         (
@@ -332,9 +351,17 @@ await describeStores(
             url: `/openapi/payment/transfer?app_id=${creds.app_id}&app_secret=${creds.app_secret}`,
             payload: { access_token: code, serial_id: serial },
           })
-        ).json<{ code: string }>().code;
-      assert.equal(await transfer(), '1');
-      assert.equal(await transfer(), '-2016');
+        ).json<{ code: string }>();
+      assert.deepEqual(await transfer(), {
+        code: '1',
+        msg: 'success',
+        source: 'open_platform',
+        amount: '12.5',
+        pay_type: 'send',
+        payer_user_id: alice.user_id,
+        receiver_user_id: bob.user_id,
+      });
+      assert.equal((await transfer()).code, '-2016');
       const balance = await t().app.inject({
         method: 'GET',
         url: `/internal/v1/users/${alice.user_id}/balance`,

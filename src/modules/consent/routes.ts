@@ -231,7 +231,8 @@ export function authorizePageRoutes(app: App, s: Services): void {
     page(
       'The answer of the authorization page (form): action allow or cancel',
       'The page form: the request parameters, csrf and action. Redirects (302) to redirect_uri with code, ' +
-        'userId and source (login), code, serial_id and source (payment), or error=access_denied; state when given.',
+        'userId and source (login), code, serial_id, source and the order as confirmed (amount as exact decimal ' +
+        'text, pay_type, payer_user_id, receiver_user_id) for a payment, or error=access_denied; state when given.',
     ),
     async (request, reply) => {
       const f = fieldsOf(request.body);
@@ -262,8 +263,8 @@ export function authorizePageRoutes(app: App, s: Services): void {
           return back({ error: 'access_denied' });
         case 'allow': {
           if (r.payment !== undefined) {
-            const p = await s.payments.authorize(r.app, userId, r.payment);
-            return back({ code: p.code, serial_id: p.serial_id, source: p.source });
+            // With the order as confirmed: the user may have edited the request's amount or parties.
+            return back(await s.payments.authorize(r.app, userId, r.payment));
           }
           const code = await s.oauth.issueCode(r.app, userId, r.redirectUri, r.scope, r.codeChallenge);
           return back({ code, userId, source: SOURCE });

@@ -39,6 +39,8 @@ const FAILURES = [
   Errors.balanceInsufficient,
 ];
 
+const PAID = 'On success: what moved, as the user confirmed it on the authorize page (the redirect carried the same):';
+
 /** Success and the payment errors alike answer HTTP 200 in this shape (decisions.md section 5). */
 export const TransferResult = Type.Object({
   code: Type.String({
@@ -47,5 +49,11 @@ export const TransferResult = Type.Object({
   }),
   msg: Type.String({ examples: ['success'] }),
   source: Type.String({ description: 'The origin marker' }),
+  amount: Type.Optional(Type.String({ description: `${PAID} the amount, exact decimal text`, examples: ['12.5'] })),
+  pay_type: Type.Optional(
+    Type.Union([Type.Literal('send'), Type.Literal('receive')], { description: `${PAID} pay_type` }),
+  ),
+  payer_user_id: Type.Optional(Type.String({ description: `${PAID} the payer` })),
+  receiver_user_id: Type.Optional(Type.String({ description: `${PAID} the receiver` })),
 });
 export type TransferResult = Static<typeof TransferResult>;

@@ -7,7 +7,7 @@ import { AppError, Errors, type ErrorDef } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
-import { toCents } from '../../lib/money.js';
+import { formatCents, toCents } from '../../lib/money.js';
 import type { AppRef, OAuthService } from '../oauth/index.js';
 import { userAccount, type Ledger } from '../points/index.js';
 import { usersExist } from '../users/index.js';
@@ -40,6 +40,21 @@ function asExpected(order: repo.PaymentOrder, expected: TransferBody): boolean {
 }
 
 const isInsufficient = (e: unknown): e is AppError => e instanceof AppError && e.def === Errors.balanceInsufficient;
+
+/**
+ * What the user confirmed, as the redirect and the transfer's success show it: the authorize URL
+ * can be edited before confirming, so the app must see what was confirmed, not what it asked for.
+ */
+type Confirmed = Pick<repo.PaymentOrder, 'amount_cents' | 'pay_type' | 'payer_user_id' | 'receiver_user_id'>;
+
+function confirmed(order: Confirmed) {
+  return {
+    amount: formatCents(order.amount_cents),
+    pay_type: order.pay_type,
+    payer_user_id: order.payer_user_id,
+    receiver_user_id: order.receiver_user_id,
+  };
+}
 
 export class PaymentsService {
   private readonly orders: repo.OrderStatements;
@@ -87,15 +102,18 @@ export class PaymentsService {
     const { cents, payer, receiver } = await this.validate(userId, p, app);
     const token = newSecretToken();
     const serial = newId('pay');
+    const order: Confirmed = {
+      payer_user_id: payer,
+      receiver_user_id: receiver,
+      amount_cents: cents,
+      pay_type: p.pay_type === 'send' ? 'send' : 'receive',
+    };
     await this.work.run(({ tx, now }) =>
       repo.insertOrder(tx, {
+        ...order,
         serial_id: serial,
         app_id: app.app_id,
         authorizing_user_id: userId,
-        payer_user_id: payer,
-        receiver_user_id: receiver,
-        amount_cents: cents,
-        pay_type: p.pay_type === 'send' ? 'send' : 'receive',
         pay_info: p.pay_info,
         token_hash: sha256Hex(token),
         token_expires_at: now + this.config.paymentTokenTtlS * 1000,
@@ -105,7 +123,7 @@ export class PaymentsService {
         completed_at: null,
       }),
     );
-    return { code: token, serial_id: serial, source: SOURCE };
+    return { code: token, serial_id: serial, source: SOURCE, ...confirmed(order) };
   }
 
   /**
@@ -117,8 +135,9 @@ export class PaymentsService {
     const tokenHash = sha256Hex(p.access_token);
     /** The order that could not be paid: marked failed after the transaction rolled back. */
     let unpaid: string | undefined;
+    let paid: repo.PaymentOrder;
     try {
-      await this.work.run(async ({ tx, now }) => {
+      paid = await this.work.run(async ({ tx, now }) => {
         unpaid = undefined;
         // Read through the writer, inside the transaction: the read-only connection's page cache is
         // dropped whenever the writer commits, so there the look-up re-read its pages every time.
@@ -147,6 +166,7 @@ export class PaymentsService {
           unpaid = order.serial_id;
           throw refusal(Errors.balanceInsufficient);
         }
+        return order;
       });
     } catch (e) {
       if (unpaid === undefined || !isInsufficient(e)) throw e;
@@ -162,6 +182,6 @@ export class PaymentsService {
       if (status === 'completed') throw refusal(Errors.transferRepeated);
       throw e;
     }
-    return { code: '1', msg: 'success', source: SOURCE };
+    return { code: '1', msg: 'success', source: SOURCE, ...confirmed(paid) };
   }
 }
