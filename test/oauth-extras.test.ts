@@ -380,6 +380,32 @@ await describeStores(
       tokensOf(await refresh(tk.refresh_token));
     });
 
+    it('revocation takes client_id and client_secret too, as the metadata advertises (client_secret_post)', async () => {
+      const tk = await login();
+      const standardRevoke = (fields: Record<string, string>) =>
+        tokenForm('/openapi/oauth2/revoke', {
+          client_id: app.app_id,
+          client_secret: app.app_secret,
+          token: tk.refresh_token,
+          ...fields,
+        });
+      assert.deepEqual(await standardRevoke({ client_id: other.app_id, app_id: app.app_id }), {
+        status: 401,
+        body: paramError('client_id: differs from app_id'),
+      });
+      assert.deepEqual(await standardRevoke({ client_secret: 'wrong-secret' }), {
+        status: 401,
+        body: BAD_CREDENTIALS,
+      });
+      assert.deepEqual(await standardRevoke({ token: '' }), {
+        status: 401,
+        body: paramError('token: must NOT have fewer than 1 characters'),
+      });
+      assert.equal((await info(tk.access_token)).body.code, 1, 'nothing was revoked yet');
+      assert.deepEqual(await standardRevoke({}), { status: 200, body: SUCCESS_NULL });
+      assert.deepEqual(await info(tk.access_token), { status: 200, body: TOKEN_INVALID });
+    });
+
     // ---- Metadata ----
 
     it('authorization server metadata names the endpoints, S256 and the scopes', async () => {

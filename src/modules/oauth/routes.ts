@@ -32,6 +32,7 @@ const loginResponses = <D extends Parameters<typeof Envelope>[0]>(data: D) => ({
 export function oauthRoutes(app: App, s: Services): void {
   const exchangeParams = requestParams(AccessTokenParams, CLIENT_ALIASES);
   const refreshParams = requestParams(RefreshTokenParams, CLIENT_ALIASES);
+  const revokeParams = requestParams(RevokeParams, CLIENT_ALIASES);
   // Read by requestParams (query string and body merged) with the schema the document shows.
   const description = 'Parameters in the query string or the body (form or JSON); GET and POST alike.';
   const refreshGrant = async (request: FastifyRequest) => {
@@ -88,12 +89,14 @@ export function oauthRoutes(app: App, s: Services): void {
         description:
           'Form or JSON body. Ends the grant the token belongs to: its refresh tokens and every access token issued ' +
           'from it then fail (-2012, -2015). Answers success for an unknown token too, so no token can be probed.',
-        body: RevokeParams,
+        // Read with the token endpoints' reader: client_id and client_secret (client_secret_post, as
+        // the metadata advertises) are app_id and app_secret here too.
+        mergedParams: { in: 'body', schema: RevokeParams },
         response: loginResponses(Type.Null()),
       },
     },
     async (request) => {
-      await s.oauth.revoke(request.body);
+      await s.oauth.revoke(revokeParams(request));
       return ok(1, null);
     },
   );

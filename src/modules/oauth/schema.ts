@@ -95,6 +95,7 @@ export const UserWithLevel = Type.Object({
 /** RFC 7009 section 2.1, with the app's credentials as the token endpoints take them. */
 export const RevokeParams = Type.Object({
   ...AppCredentials,
+  ...ClientCredentials,
   token: Type.String({ minLength: 1, maxLength: 4096, description: 'An access token or a refresh token' }),
   token_type_hint: Type.Optional(
     Type.String({ maxLength: 64, description: 'access_token or refresh_token; other values are ignored' }),
