@@ -1,6 +1,7 @@
 // Guesses of the operator token on the console are limited (audit finding): ten wrong tokens from
 // one address (an IPv6 client's /64), on the sign-in form or as the console's bearer token, lock
-// that address out for its window, right token included; other addresses are unaffected, however
+// that address out for its window, right token included (only the Bearer scheme is a guess, and a
+// signed-in operator's session is honoured whatever else is sent); other addresses are unaffected, however
 // many guess; the operator API is never locked (operator-api.md answers 401, and its event feed
 // must not be stoppable by strangers); and a locked-out attempt never reaches the comparison.
 import assert from 'node:assert/strict';
@@ -85,6 +86,24 @@ await describeStoresOnFakeClock('operator token guesses, per address', (t, clock
     assert.equal(elsewhere.headers.location, '/console/', 'another address signs in');
     clock.advance(REFILL_MS);
     assert.equal((await signIn(t(), ip, ADMIN_TOKEN)).headers.location, '/console/', 'signed in after the window');
+  });
+
+  it('an Authorization header of another scheme is no guess, and a signed-in operator is never locked out', async () => {
+    const ip = '198.51.100.8';
+    // A browser behind a basic-auth proxy sends the proxy's credentials with every request.
+    const basic = { authorization: `Basic ${Buffer.from('ops:proxy-password').toString('base64')}` };
+    const client = pageClient(t().app, '', ip);
+    await client.get('/console/sign-in');
+    assert.equal((await client.post('/console/sign-in', { token: ADMIN_TOKEN, name: 'Olga' })).status, 303);
+    for (let i = 0; i < 15; i++) assert.equal((await client.get('/console/audit', basic)).status, 200, `page ${i}`);
+    const stranger = await t().app.inject({ method: 'GET', url: '/console/audit', headers: basic, remoteAddress: ip });
+    assert.equal(stranger.statusCode, 401, 'not signed in, and not a guess either');
+    // The address's whole budget is still there: ten wrong bearer tokens, then the lock.
+    for (let i = 0; i < 10; i++) assert.equal((await consoleBearer(t(), ip, `${WRONG}${i}`)).statusCode, 401);
+    assert.equal((await consoleBearer(t(), ip, ADMIN_TOKEN)).statusCode, 429);
+    const signedIn = await client.get('/console/audit', { authorization: `Bearer ${WRONG}` });
+    assert.equal(signedIn.status, 200, 'the console session is honoured while its address is locked');
+    clock.advance(60_000);
   });
 
   it('the sign-in form and the console bearer share one budget', async () => {

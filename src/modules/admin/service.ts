@@ -39,7 +39,8 @@ export function bearerMatches(header: string | undefined, hash: string): boolean
 /**
  * Whether a console request's bearer token is the operator's. A wrong one counts as a guess from
  * its address; while the address is locked out this throws TooManyGuesses without comparing. No
- * Authorization header is no guess: it is simply not the operator.
+ * Authorization header, or one of another scheme, is no guess: it is simply not the operator (a
+ * browser behind a basic-auth proxy sends `Basic ...` on every request).
  */
 export async function operatorBearer(
   guesses: GuessLimiter,
@@ -47,7 +48,7 @@ export async function operatorBearer(
   address: string,
   hash: string,
 ): Promise<boolean> {
-  if (header === undefined) return false;
+  if (header === undefined || !/^Bearer(?:\s|$)/i.test(header)) return false;
   return (await guesses.attempt(address, () => Promise.resolve(bearerMatches(header, hash) || undefined))) === true;
 }
 

@@ -47,14 +47,18 @@ export function consoleRoutes(app: App, s: Services): void {
   const cookie = (name: string, value: string, maxAge?: number) =>
     `${name}=${value}; Path=${CONSOLE}; HttpOnly; SameSite=Strict${secure}${maxAge !== undefined ? `; Max-Age=${maxAge}` : ''}`;
 
+  /**
+   * A live console session first: a signed-in operator is never refused for what else the browser
+   * sends, and only a request without one tries its bearer token (counted when wrong).
+   */
   async function operator(request: FastifyRequest): Promise<Operator> {
+    const session = cookieJar(request).get(CONSOLE_COOKIE);
+    const name = await s.console.operatorOf(session);
+    if (name !== undefined && session !== undefined) return { name, session };
     const { authorization } = request.headers;
     if (await operatorBearer(s.operatorGuesses, authorization, request.ip, s.adminTokenHash))
       return { name: API_ACTOR };
-    const session = cookieJar(request).get(CONSOLE_COOKIE);
-    const name = await s.console.operatorOf(session);
-    if (name === undefined || session === undefined) throw new NotSignedIn();
-    return { name, session };
+    throw new NotSignedIn();
   }
 
   async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<ConsoleContext & { who: Operator }> {
