@@ -51,6 +51,30 @@ await describeStores('operator console', (t) => {
     assert.match(home.body, /Signed in as\s+<strong>Olga<\/strong>/);
   });
 
+  it('sets the pre-sign-in cookie again only when it has the form it is made in', async () => {
+    const preOf = (r: { headers: Record<string, unknown> }) =>
+      /op_console_pre=([^;]*);/.exec(String(r.headers['set-cookie']))?.[1] ?? assert.fail('no op_console_pre');
+    const made = preOf(await app().inject({ method: 'GET', url: '/console/sign-in' }));
+    assert.match(made, /^[\w-]{32}$/);
+    const kept = await app().inject({
+      method: 'GET',
+      url: '/console/sign-in',
+      headers: { cookie: `op_console_pre=${made}` },
+    });
+    assert.equal(preOf(kept), made, 'its own value is kept');
+    for (const sent of ['x', `${made}x`, 'A'.repeat(31) + '=', 'evil, op_console=planted"']) {
+      const res = await app().inject({
+        method: 'GET',
+        url: '/console/sign-in',
+        headers: { cookie: `op_console_pre=${sent}` },
+      });
+      assert.equal(res.statusCode, 200);
+      const pre = preOf(res);
+      assert.match(pre, /^[\w-]{32}$/, `a fresh value instead of ${sent}`);
+      assert.ok(!String(res.headers['set-cookie']).includes('planted'), 'nothing of it is echoed');
+    }
+  });
+
   it('approves an application: the permission is granted at once, and the audit trail says who', async () => {
     const [dev] = (await createUsers(app(), 1)) as [TestUser];
     const bot = await createBot(app(), dev.user_id, 'Helper <b>');

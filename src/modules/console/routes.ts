@@ -34,6 +34,14 @@ import { TEXTS } from './texts.js';
 const Done = Type.Object({ done: Type.Optional(Type.Enum(['decided', 'redelivered'])) });
 /** Before sign-in: a random value the sign-in form's CSRF token is bound to. */
 const PRE_COOKIE = 'op_console_pre';
+/**
+ * The request's pre-sign-in value, if it has the form we make (24 random bytes in base64url): the
+ * form page sets it again as it came, so a cookie of any other form is ignored, never echoed.
+ */
+function preOf(request: FastifyRequest): string | undefined {
+  const sent = cookieJar(request).get(PRE_COOKIE);
+  return sent !== undefined && /^[\w-]{32}$/.test(sent) ? sent : undefined;
+}
 const SIGN_IN = `${CONSOLE}/sign-in`;
 
 interface Operator {
@@ -112,7 +120,7 @@ export function consoleRoutes(app: App, s: Services): void {
     reply: FastifyReply,
     alert: (t: ConsoleContext['t']) => string | undefined,
   ) {
-    const pre = cookieJar(request).get(PRE_COOKIE) ?? randomBytes(24).toString('base64url');
+    const pre = preOf(request) ?? randomBytes(24).toString('base64url');
     const issued = s.csrf.issue(SIGN_IN, pre);
     void reply.header('set-cookie', [cookie(PRE_COOKIE, pre), issued.cookie]);
     const ctx = { ...textsOf(request, TEXTS), csrf: issued.token };
@@ -132,7 +140,7 @@ export function consoleRoutes(app: App, s: Services): void {
     }),
     async (request, reply) => {
       const jar = cookieJar(request);
-      const pre = jar.get(PRE_COOKIE);
+      const pre = preOf(request);
       if (pre === undefined || !s.csrf.accepts(SIGN_IN, pre, jar.get(CSRF_COOKIE), request.body.csrf))
         throw new BadForm();
       const { token, name } = request.body;
