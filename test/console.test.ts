@@ -51,6 +51,32 @@ await describeStores('operator console', (t) => {
     assert.match(home.body, /Signed in as\s+<strong>Olga<\/strong>/);
   });
 
+  it('refuses a sign-in name that would read as the operator API in the audit trail', async () => {
+    const client = pageClient(app(), '');
+    await client.get('/console/sign-in');
+    for (const name of [
+      'operator API (bearer token)',
+      '  Operator  api (Bearer Token) ',
+      'ｏｐｅｒａｔｏｒ ＡＰＩ',
+      'bearer-token',
+    ]) {
+      const refused = await client.post('/console/sign-in', { token: ADMIN_TOKEN, name });
+      assert.equal(refused.status, 400, name);
+      assert.match(
+        refused.body,
+        /role="alert">That name would read as the operator API in the audit trail; pick another\.</,
+      );
+      assert.match(refused.body, /name="csrf" value="[^"]+"/, 'the form is there to try again');
+      assert.ok(!String(refused.headers['set-cookie']).includes('op_console='), 'no session');
+    }
+    const audit = await app().inject({ method: 'GET', url: '/console/audit', headers: adminHeaders });
+    assert.ok(
+      !/<td>[^<]*(operator|bearer)[^<]*<\/td>\s*<td><code>console.sign_in/i.test(audit.body),
+      'no such sign-in recorded',
+    );
+    assert.equal((await client.post('/console/sign-in', { token: ADMIN_TOKEN, name: 'Olga, operator' })).status, 303);
+  });
+
   it('sets the pre-sign-in cookie again only when it has the form it is made in', async () => {
     const preOf = (r: { headers: Record<string, unknown> }) =>
       /op_console_pre=([^;]*);/.exec(String(r.headers['set-cookie']))?.[1] ?? assert.fail('no op_console_pre');

@@ -28,7 +28,7 @@ import {
   type ConsoleContext,
   type Counts,
 } from './pages.js';
-import { CONSOLE_COOKIE } from './service.js';
+import { CONSOLE_COOKIE, reservedOperatorName } from './service.js';
 import { TEXTS } from './texts.js';
 
 const Done = Type.Object({ done: Type.Optional(Type.Enum(['decided', 'redelivered'])) });
@@ -144,6 +144,10 @@ export function consoleRoutes(app: App, s: Services): void {
       if (pre === undefined || !s.csrf.accepts(SIGN_IN, pre, jar.get(CSRF_COOKIE), request.body.csrf))
         throw new BadForm();
       const { token, name } = request.body;
+      if (name !== undefined && reservedOperatorName(name)) {
+        void reply.code(400);
+        return signInForm(request, reply, (t) => t.reservedName);
+      }
       let session: string | undefined;
       try {
         // signIn compares the token before its first await, as the limiter needs.

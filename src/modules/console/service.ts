@@ -16,6 +16,19 @@ export const CONSOLE_COOKIE = 'op_console';
 const SESSION_TTL_MS = 12 * 3600 * 1000;
 const HOUR_MS = 3600 * 1000;
 
+/**
+ * Whether a console sign-in may not take this name: one whose letters and digits (compatibility-
+ * folded, any case) spell "operator API" or "bearer token" would read in the audit trail as the
+ * actor of the operator API's bearer token (API_ACTOR), and the trail must tell the two apart.
+ */
+export function reservedOperatorName(name: string): boolean {
+  const folded = name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+  return folded.includes('operatorapi') || folded.includes('bearertoken');
+}
+
 export interface AuditEntry {
   actor: string;
   action: string;
@@ -36,6 +49,7 @@ export class ConsoleService {
   /** A new console session for whoever knows the operator's token; answers the cookie's token. */
   async signIn(token: string, name: string): Promise<string> {
     if (!safeEqual(sha256Hex(token), this.adminTokenHash)) throw new AppError(Errors.unauthorized);
+    if (reservedOperatorName(name)) throw new AppError(Errors.invalidRequest, 'that name is kept for the operator API');
     const session = newSecretToken();
     const operator = name.trim() === '' ? 'operator' : name.trim();
     await this.work.run(async (w) => {

@@ -11,6 +11,7 @@ const en = {
   yourName: 'Your name (recorded in the audit trail)',
   signIn: 'Sign in',
   wrongToken: 'That token is not the operator’s.',
+  reservedName: 'That name would read as the operator API in the audit trail; pick another.',
   tooManyTokens: (seconds: number) =>
     `Too many attempts with a wrong token from this address (or from everywhere); try again in ${seconds} s.`,
   applications: 'Pending permission applications',
@@ -75,6 +76,7 @@ export const TEXTS = dictionary<typeof en>({
     yourName: '你的名字（记入审计记录）',
     signIn: '登录',
     wrongToken: '该令牌不是运营方令牌。',
+    reservedName: '这个名字在审计记录中会被当作运营 API，请换一个。',
     tooManyTokens: (seconds: number) => `错误令牌的尝试次数过多（来自此地址或所有地址），请 ${seconds} 秒后再试。`,
     applications: '待审核的权限申请',
     noApplications: '没有待审核的申请。',
