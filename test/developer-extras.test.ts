@@ -1,9 +1,12 @@
 // Developer site (issue 18): sign-out ends the session and clears its cookie; the bot page's "last
-// error" stops being red once a webhook delivery got through after it.
+// error" stops being red once a webhook delivery got through after it. A bot's app id is no app on
+// the site: its app page and app actions are unknown, so a bot never gets redirect URIs.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeStores } from './helpers/app.js';
-import { createBot, createUsers, sessionToken, type TestUser } from './helpers/factories.js';
+import { openAuthorize } from './helpers/authorize.js';
+import { createApp, createBot, createUsers, sessionToken, type TestUser } from './helpers/factories.js';
+import { pageClient } from './helpers/pages.js';
 
 await describeStores('developer site: sign-out and a resolved last error', (t) => {
   let dev: TestUser;
@@ -95,5 +98,36 @@ await describeStores('developer site: sign-out and a resolved last error', (t) =
       resolved.body.replace(/\s+/g, ' '),
       /<p class="note" role="status"> Resolved: delivered at 2026-11-22 10:01:30 UTC, after the last error \(2026-11-22 10:00:00 UTC: HTTP 500\)\. <\/p>/,
     );
+  });
+
+  it("a bot's app id is no app: its app page and app actions are unknown, and it gets no redirect URIs", async () => {
+    const bot = await createBot(t().app, dev.user_id, 'Not a client');
+    const shop = await createApp(t().app, dev.user_id, []);
+    const cookie = `op_session=${await sessionToken(t().app, dev.user_id)}`;
+    const client = pageClient(t().app, cookie);
+    assert.equal((await client.get(`/developers/apps/${shop.app_id}`)).status, 200, 'an app page');
+    const page = await client.get(`/developers/apps/${bot.app_id}`);
+    assert.equal(page.status, 404);
+    assert.match(page.body, /unknown app/i);
+    const uri = 'https://bot-owner.example/cb';
+    const uris = await client.post(`/developers/apps/${bot.app_id}/redirect-uris`, { redirect_uris: uri });
+    assert.equal(uris.status, 404);
+    for (const kind of ['key', 'secret']) {
+      assert.equal((await client.post(`/developers/apps/${bot.app_id}/reset-${kind}`, {})).status, 404, kind);
+    }
+    assert.equal(
+      (await client.post(`/developers/bots/${bot.bot_user_id}/reset-key`, {})).status,
+      200,
+      'through its bot',
+    );
+    // So the bot cannot be a login client: its app id has no redirect URI to send a user to.
+    const login = {
+      app_id: bot.app_id,
+      redirect_uri: uri,
+      scope: 'moment',
+      response_type: 'code',
+      grant_type: 'authorization_code',
+    };
+    assert.equal((await openAuthorize(t().app, login, cookie)).status, 400);
   });
 });

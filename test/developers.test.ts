@@ -44,7 +44,7 @@ await describeStores(
       assert.equal(await refusal(() => s().developers.bot(mallory.user_id, bot.bot_user_id)), 'unknown_bot');
       assert.equal(await refusal(() => s().developers.app(mallory.user_id, app.app_id)), 'unknown_app');
       assert.equal(
-        await refusal(() => run((w) => s().developers.resetKey(w, mallory.user_id, bot.app_id))),
+        await refusal(() => run((w) => s().developers.resetKey(w, mallory.user_id, bot.app_id, 'bot'))),
         'unknown_app',
       );
       assert.equal(
@@ -137,7 +137,7 @@ await describeStores(
           headers: signedHeaders(bot, { secret, now: clock.now() }),
         });
       assert.equal((await signed(bot.app_secret)).statusCode, 200);
-      const secret = await run((w) => s().developers.resetSecret(w, owner.user_id, bot.app_id));
+      const secret = await run((w) => s().developers.resetSecret(w, owner.user_id, bot.app_id, 'bot'));
       const old = await signed(bot.app_secret);
       assert.equal(old.statusCode, 401, old.body);
       assert.equal((await signed(secret)).statusCode, 200);
@@ -150,7 +150,7 @@ await describeStores(
       const { oauth } = s();
       assert.equal(await oauth.checkApp(app.app_id, app.app_secret), true, 'the secret, now cached');
       assert.equal(await oauth.checkApp(app.app_id, `${app.app_secret.slice(0, -1)}x`), false, 'one character off');
-      const secret = await run((w) => s().developers.resetSecret(w, owner.user_id, app.app_id));
+      const secret = await run((w) => s().developers.resetSecret(w, owner.user_id, app.app_id, 'app'));
       assert.equal(await oauth.checkApp(app.app_id, app.app_secret), false, 'the old secret');
       assert.equal(await oauth.checkApp(app.app_id, secret), true, 'the new secret');
     });
@@ -264,7 +264,7 @@ await describe('a key reset reaches another instance at once (PostgreSQL + Redis
       });
     });
     const { developers } = a.services;
-    const fresh = await a.services.work.run((w) => developers.resetKey(w, owner.user_id, bot.app_id));
+    const fresh = await a.services.work.run((w) => developers.resetKey(w, owner.user_id, bot.app_id, 'bot'));
     await announced;
     failed(await botCall(b.app, 'getMe', bot.api_key), 400, BAD_KEY, 'old key on B');
     result(await botCall(b.app, 'getMe', fresh), 'new key on B');

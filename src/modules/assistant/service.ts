@@ -224,7 +224,7 @@ export class AssistantService {
       }
       case 'revoke': {
         const b = await view();
-        const key = await this.developers.resetKey(w, user, b.app_id);
+        const key = await this.developers.resetKey(w, user, b.app_id, 'bot');
         const { telegram_token } = await view();
         return {
           reply: `New App Key of ${b.name}: ${key}\nNew Telegram token of ${b.name}: ${telegram_token}\nThe old key stopped working.`,
@@ -232,7 +232,7 @@ export class AssistantService {
       }
       case 'resetsecret': {
         const b = await view();
-        const secret = await this.developers.resetSecret(w, user, b.app_id);
+        const secret = await this.developers.resetSecret(w, user, b.app_id, 'bot');
         return {
           reply: `New App Secret of ${b.name}: ${secret}\nThe old secret stopped working. I will not show this one again.`,
         };

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type {
+  AppKind,
   DB,
   GroupInvitePolicy,
   PayloadFormat,
@@ -123,8 +124,7 @@ export class DevelopersService {
   }
 
   async app(ownerUserId: string, appId: string, q: Kysely<DB> = this.db.k): Promise<AppView> {
-    const app = await repo.ownedApp(q, ownerUserId, appId);
-    if (app === undefined) throw new AppError(Errors.unknownApp);
+    const app = await this.ownedApp(q, ownerUserId, appId, 'app');
     return {
       app_id: app.app_id,
       name: app.name,
@@ -197,18 +197,18 @@ export class DevelopersService {
     throw new AppError(Errors.botNotDeletable);
   }
 
-  async resetKey(w: Work, ownerUserId: string, appId: string): Promise<string> {
-    await this.ownedApp(w.tx, ownerUserId, appId);
+  async resetKey(w: Work, ownerUserId: string, appId: string, kind: AppKind): Promise<string> {
+    await this.ownedApp(w.tx, ownerUserId, appId, kind);
     return this.apps.resetKeyIn(w, appId);
   }
 
-  async resetSecret(w: Work, ownerUserId: string, appId: string): Promise<string> {
-    await this.ownedApp(w.tx, ownerUserId, appId);
+  async resetSecret(w: Work, ownerUserId: string, appId: string, kind: AppKind): Promise<string> {
+    await this.ownedApp(w.tx, ownerUserId, appId, kind);
     return this.apps.resetSecretIn(w, appId);
   }
 
   async setRedirectUris(w: Work, ownerUserId: string, appId: string, uris: readonly string[]): Promise<string[]> {
-    await this.ownedApp(w.tx, ownerUserId, appId);
+    await this.ownedApp(w.tx, ownerUserId, appId, 'app');
     const checked = rules.redirectUris(uris);
     await replaceRedirectUris(w.tx, appId, checked);
     return storedRedirectUris(w.tx, appId);
@@ -273,9 +273,13 @@ export class DevelopersService {
     return bot;
   }
 
-  private async ownedApp(q: Kysely<DB>, ownerUserId: string, appId: string) {
+  /**
+   * The developer's app of that kind. A bot's app is reached through its bot only: as an app its
+   * redirect URIs would make the bot a login client, which a bot is not.
+   */
+  private async ownedApp(q: Kysely<DB>, ownerUserId: string, appId: string, kind: AppKind) {
     const app = await repo.ownedApp(q, ownerUserId, appId);
-    if (app === undefined) throw new AppError(Errors.unknownApp);
+    if (app === undefined || app.kind !== kind) throw new AppError(Errors.unknownApp);
     return app;
   }
 }

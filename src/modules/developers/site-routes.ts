@@ -204,7 +204,7 @@ export function developerSiteRoutes(app: App, s: Services): void {
           const ctx = await poster(request, reply, request.body.csrf);
           const { id } = request.params;
           const appId = owner === 'bots' ? (await s.developers.bot(ctx.userId, id)).app_id : id;
-          const value = await s.work.run((w) => reset(w, ctx.userId, appId));
+          const value = await s.work.run((w) => reset(w, ctx.userId, appId, owner === 'bots' ? 'bot' : 'app'));
           return reply.send(
             revealPage(ctx, {
               title: ctx.t.newValue(ctx.t[what]),
