@@ -113,6 +113,21 @@ await describeStores('playground', (t) => {
     );
   });
 
+  it('a ?refused= shows only a real refusal reason, in its own words; any other says nothing', async () => {
+    const { bot, client } = await setUp();
+    const status = async (query: string) =>
+      /<p id="status" class="fine" role="status">([^<]*)<\/p>/.exec(
+        (await client.get(`/playground/?bot=${bot.bot_user_id}&${query}`)).body,
+      )?.[1] ?? assert.fail('no status line');
+    assert.equal(await status('refused=your_account_is_suspended_call_support'), '');
+    assert.equal(await status('refused=constructor'), '', 'not a key of every object');
+    assert.equal(
+      await status('refused=unknown_group'),
+      'The platform refused the message: it does not know the group (unknown_group).',
+    );
+    assert.equal(await status('done=pressed'), 'Button pressed: the bot received a callback query.');
+  });
+
   it('refuses a form without its CSRF token, and chats with other bots or groups it is not in', async () => {
     const { bot, client } = await setUp();
     const [other] = (await createUsers(app(), 1)) as [TestUser];

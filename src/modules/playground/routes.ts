@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { OperatorError } from '../../http/internal.js';
 import { cookiesOf } from '../../http/pages/csrf.js';
-import { textsOf } from '../../http/pages/lang.js';
+import { lookup, textsOf } from '../../http/pages/lang.js';
 import {
   Csrf,
   failure,
@@ -31,7 +31,7 @@ import {
   type PlaygroundContext,
 } from './pages.js';
 import type { Place } from './service.js';
-import { TEXTS } from './texts.js';
+import { TEXTS, type PlaygroundTexts } from './texts.js';
 
 const Chat = { bot: Text(128), group: Type.Optional(Text(128)) };
 const Form = { csrf: Csrf, ...Chat };
@@ -42,6 +42,8 @@ interface ChatFields {
   group?: string;
 }
 const Reason = Type.String({ pattern: '^[a-z_]{1,64}$' });
+/** What a refusal the platform gave says: the table's text, or the plain one for a reason it lacks. */
+const refusal = (t: PlaygroundTexts, reason: string) => lookup(t.refusals, reason) ?? t.refused;
 /** What a form answers the live script (`x-playground-live: 1`) instead of a redirect. */
 const LiveAnswer = Type.Object({ notice: Type.Union([Type.String(), Type.Null()]) });
 
@@ -129,7 +131,9 @@ export function playgroundRoutes(app: App, s: Services): void {
       const { bot, group, refused, done } = request.query;
       const place = await s.playground.place(ctx.userId, bot, group);
       const chat = place.chat === undefined ? undefined : await s.playground.conversation(place.chat);
-      const notice = refused !== undefined ? ctx.t.refused(refused) : done !== undefined ? ctx.t.pressed : undefined;
+      // A `?refused=` is whatever the link says: only a reason of the table shows, in the table's words.
+      const notice =
+        refused !== undefined ? lookup(ctx.t.refusals, refused) : done !== undefined ? ctx.t.pressed : undefined;
       return reply.send(playgroundPage(ctx, place, chat, notice));
     },
   );
@@ -174,7 +178,7 @@ export function playgroundRoutes(app: App, s: Services): void {
         reply,
         place,
         refused === undefined ? undefined : { key: 'refused', value: refused },
-        refused === undefined ? undefined : ctx.t.refused(refused),
+        refused === undefined ? undefined : refusal(ctx.t, refused),
       );
     },
   );
@@ -193,7 +197,7 @@ export function playgroundRoutes(app: App, s: Services): void {
         reply,
         place,
         refused === undefined ? { key: 'done', value: 'pressed' } : { key: 'refused', value: refused },
-        refused === undefined ? ctx.t.pressed : ctx.t.refused(refused),
+        refused === undefined ? ctx.t.pressed : refusal(ctx.t, refused),
       );
     },
   );

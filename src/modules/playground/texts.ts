@@ -17,7 +17,17 @@ const en = {
   mentionBot: (name: string) => `Mention ${name}`,
   mentions: 'Mentions:',
   opensLink: '(opens a link)',
-  refused: (reason: string) => `The platform refused the message (${reason}).`,
+  /** A refusal by its reason, the only ones the playground's events can meet (a `?refused=` names one). */
+  refusals: {
+    unknown_user: 'The platform refused the message: it does not know a user it names (unknown_user).',
+    unknown_group: 'The platform refused the message: it does not know the group (unknown_group).',
+    duplicate_message: 'The platform refused the message: it has one with that id already (duplicate_message).',
+    unknown_message: 'The platform refused the press: it does not know that message (unknown_message).',
+    not_a_bot_message: 'The platform refused the press: a bot did not send that message (not_a_bot_message).',
+    duplicate_callback: 'The platform refused the press: it has it already (duplicate_callback).',
+  },
+  /** A refusal for a reason the table does not know yet. */
+  refused: 'The platform refused it.',
   pressed: 'Button pressed: the bot received a callback query.',
   notSignedIn: 'Open the playground in the application',
   notSignedInText:
@@ -45,7 +55,15 @@ export const TEXTS = dictionary<typeof en>({
     mentionBot: (name: string) => `提及 ${name}`,
     mentions: '提及：',
     opensLink: '（打开链接）',
-    refused: (reason: string) => `平台拒绝了这条消息（${reason}）。`,
+    refusals: {
+      unknown_user: '平台拒绝了这条消息：其中提到的用户平台并不知道（unknown_user）。',
+      unknown_group: '平台拒绝了这条消息：平台并不知道这个群组（unknown_group）。',
+      duplicate_message: '平台拒绝了这条消息：已有相同 id 的消息（duplicate_message）。',
+      unknown_message: '平台拒绝了这次点击：平台并不知道那条消息（unknown_message）。',
+      not_a_bot_message: '平台拒绝了这次点击：那条消息不是机器人发送的（not_a_bot_message）。',
+      duplicate_callback: '平台拒绝了这次点击：已经收到过（duplicate_callback）。',
+    },
+    refused: '平台拒绝了它。',
     pressed: '已点击按钮：机器人收到了回调查询。',
     notSignedIn: '请在应用内打开调试台',
     notSignedInText: '你在这里没有登录。请在已登录的应用内打开调试台。',
