@@ -1,17 +1,32 @@
 // The playground through app.inject(): sign-in, CSRF, a message through the event path to a bot's
 // getUpdates, the bot's reply with its keyboard rendered as buttons, a press reaching the bot as a
-// callback query, the long poll, the language choice and PLAYGROUND=off.
+// callback query, the long poll (one per session: a newer one ends the older), the language choice
+// and PLAYGROUND=off.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeStores, startTestApp } from './helpers/app.js';
 import { botCall, result } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, sessionToken, type TestUser } from './helpers/factories.js';
 import { pageClient } from './helpers/pages.js';
+import type { PlaygroundService } from '../src/modules/playground/service.js';
 
 interface Update {
   update_id: number;
   message?: { text: string; kind: string; from: { user_id: string }; mention_users: { user_id: string }[] };
   callback_query?: { data: string; from: { user_id: string }; message: { message_id: string } };
+}
+
+/** Resolves once a live-update request makes its first look (the request is then held open). */
+function nextLook(playground: PlaygroundService): Promise<void> {
+  const original = playground.conversation.bind(playground);
+  return new Promise((resolve) => {
+    playground.conversation = (chat, after) => {
+      if (after === undefined) return original(chat);
+      Reflect.deleteProperty(playground, 'conversation');
+      resolve();
+      return original(chat, after);
+    };
+  });
 }
 
 await describeStores('playground', (t) => {
@@ -127,6 +142,35 @@ await describeStores('playground', (t) => {
     );
     assert.equal(await status('done=pressed'), 'Button pressed: the bot received a callback query.');
   });
+
+  it(
+    'holds one live-update request per session: a newer one ends the older, answered at once',
+    { timeout: 30_000 },
+    async () => {
+      const { dev, bot, client } = await setUp();
+      const { playground } = t().services;
+      const url = `/playground/updates?bot=${bot.bot_user_id}&after=0`;
+      const olderHeld = nextLook(playground);
+      const older = client.get(url);
+      await olderHeld;
+      const newerHeld = nextLook(playground);
+      const newer = client.get(url);
+      const ended = await older;
+      assert.equal(ended.status, 200);
+      assert.deepEqual(JSON.parse(ended.body), { cursor: 0, items: [], ended: true });
+      await newerHeld;
+      result(
+        await botCall(app(), 'sendMessage', bot.api_key, { chat_id: dev.user_id, text: 'to the newer' }),
+        'sendMessage',
+      );
+      const answered = JSON.parse((await newer).body) as { items: { html: string }[]; ended?: boolean };
+      assert.equal(answered.ended, undefined, 'the newer one is not ended');
+      assert.ok(
+        answered.items.some((i) => i.html.includes('to the newer')),
+        'the newer one gets the reply',
+      );
+    },
+  );
 
   it('refuses a form without its CSRF token, and chats with other bots or groups it is not in', async () => {
     const { bot, client } = await setUp();

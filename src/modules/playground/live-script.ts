@@ -23,12 +23,19 @@ export const LIVE_SCRIPT = `'use strict';
     });
     if (items.length > 0) bottom();
   }
+  var polling = false;
   function poll() {
+    polling = true;
     fetch('updates?' + query + '&after=' + cursor, { headers: { accept: 'application/json' } })
       .then(function (res) { if (!res.ok) throw new Error(String(res.status)); return res.json(); })
-      .then(function (body) { cursor = body.cursor; apply(body.items); poll(); })
+      .then(function (body) { cursor = body.cursor; apply(body.items); if (body.ended) polling = false; else poll(); })
       .catch(function () { setTimeout(poll, 2000); });
   }
+  // A session has one live request: another tab's ended this one's, so this tab waits until it is
+  // looked at again rather than take it back at once (two tabs would end each other's in turn).
+  function resume() { if (!polling && !document.hidden) poll(); }
+  document.addEventListener('visibilitychange', resume);
+  window.addEventListener('focus', resume);
   document.addEventListener('submit', function (e) {
     var form = e.target;
     if (!(form instanceof HTMLFormElement) || !form.classList.contains('live')) return;

@@ -213,6 +213,8 @@ export function playgroundRoutes(app: App, s: Services): void {
           200: Type.Object({
             cursor: Type.Integer(),
             items: Type.Array(Type.Object({ id: Type.String(), version: Type.String(), html: Type.String() })),
+            /** Present when a newer live-update request of the session ended this one. */
+            ended: Type.Optional(Type.Literal(true)),
           }),
           400: OperatorError,
           401: OperatorError,
@@ -223,7 +225,7 @@ export function playgroundRoutes(app: App, s: Services): void {
     async (request, reply) => {
       const { session } = cookiesOf(request);
       const userId = await s.sessions.userOf(session);
-      if (userId === undefined) throw new AppError(Errors.unauthorized, 'not signed in');
+      if (userId === undefined || session === undefined) throw new AppError(Errors.unauthorized, 'not signed in');
       const { bot, group, after } = request.query;
       const place = await s.playground.place(userId, bot, group);
       if (place.chat === undefined) throw new AppError(Errors.unknownBot);
@@ -232,21 +234,25 @@ export function playgroundRoutes(app: App, s: Services): void {
         ...textsOf(request, TEXTS),
         userId,
         userName: user?.name ?? userId,
-        csrf: s.csrf.issue(PLAYGROUND, session ?? '').token,
+        csrf: s.csrf.issue(PLAYGROUND, session).token,
       };
       // The response closes early when the page is left; the request's own close event fires once its body is read.
       const client = { gone: false };
       reply.raw.once('close', () => {
         client.gone = true;
       });
+      void reply.header('cache-control', 'no-store');
       const deadline = Date.now() + POLL_MS;
-      for (;;) {
-        const chat = await s.playground.conversation(place.chat, after);
-        if (chat.cursor > after || client.gone || closing || Date.now() >= deadline) {
-          void reply.header('cache-control', 'no-store');
-          return { cursor: chat.cursor, items: liveItems(ctx, place, chat) };
+      const hold = s.playground.hold(session);
+      try {
+        for (;;) {
+          const chat = await s.playground.conversation(place.chat, after);
+          if (chat.cursor > after || client.gone || closing || Date.now() >= deadline)
+            return { cursor: chat.cursor, items: liveItems(ctx, place, chat) };
+          if (!(await hold.pause(LOOK_MS))) return { cursor: after, items: [], ended: true as const };
         }
-        await new Promise((resolve) => setTimeout(resolve, LOOK_MS));
+      } finally {
+        s.playground.release(session, hold);
       }
     },
   );

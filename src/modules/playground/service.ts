@@ -48,11 +48,59 @@ const HISTORY = 50;
 /** A write's time is taken when its transaction starts: one that commits late is still picked up. */
 const SLACK_MS = 5000;
 
+/** A live-update request held open, until it answers or a newer one of its session ends it. */
+export class LiveHold {
+  private over = false;
+  private wake = (): void => undefined;
+
+  get ended(): boolean {
+    return this.over;
+  }
+
+  /** Waits `ms`, or less when a newer request ends this one; answers whether it is still held. */
+  pause(ms: number): Promise<boolean> {
+    if (this.over) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        resolve(true);
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+    });
+  }
+
+  end(): void {
+    this.over = true;
+    this.wake();
+  }
+}
+
 export class PlaygroundService {
+  /** Each playground session's open live-update request, on this instance. */
+  private readonly live = new Map<string, LiveHold>();
+
   constructor(
     private readonly db: Db,
     private readonly events: EventsService,
   ) {}
+
+  /**
+   * Opens the session's one live-update request, ending the one it had open (which answers at
+   * once): a session holds one request and its look-ups, however many it sends. `release` it when
+   * it answers.
+   */
+  hold(session: string): LiveHold {
+    this.live.get(session)?.end();
+    const hold = new LiveHold();
+    this.live.set(session, hold);
+    return hold;
+  }
+
+  release(session: string, hold: LiveHold): void {
+    if (this.live.get(session) === hold) this.live.delete(session);
+  }
 
   /** The bots `userId` may try (own, the assistant, the demo bot) and, given ids, the chosen chat. */
   async place(userId: string, botId?: string, groupId?: string): Promise<Place> {
