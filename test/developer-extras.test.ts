@@ -129,5 +129,8 @@ await describeStores('developer site: sign-out and a resolved last error', (t) =
       grant_type: 'authorization_code',
     };
     assert.equal((await openAuthorize(t().app, login, cookie)).status, 400);
+    // Nor does one given redirect URIs before the site refused them: the authorize page checks the kind.
+    await t().services.db.k.insertInto('app_redirect_uris').values({ app_id: bot.app_id, uri }).execute();
+    assert.equal((await openAuthorize(t().app, login, cookie)).status, 400, 'a URI the site gave earlier');
   });
 });

@@ -49,10 +49,13 @@ export class OAuthService {
     return (await this.credentials.byAppSecret(appId, appSecret)) !== undefined;
   }
 
-  /** The app and whether `redirectUri` is one it registered, character for character. */
+  /**
+   * The app and whether `redirectUri` is one it registered, character for character. A bot's app is
+   * never a login client, whatever redirect URIs it was given before the developer site refused them.
+   */
   async appForRedirect(appId: string, redirectUri: string): Promise<AppRef | undefined> {
     const app = await findApp(this.db.k, appId);
-    if (app === undefined || app.disabled === 1) return undefined;
+    if (app === undefined || app.disabled === 1 || app.kind !== 'app') return undefined;
     return (await redirectUris(this.db.k, appId)).includes(redirectUri) ? app : undefined;
   }
 
