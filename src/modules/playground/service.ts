@@ -53,10 +53,6 @@ export class LiveHold {
   private over = false;
   private wake = (): void => undefined;
 
-  get ended(): boolean {
-    return this.over;
-  }
-
   /** Waits `ms`, or less when a newer request ends this one; answers whether it is still held. */
   pause(ms: number): Promise<boolean> {
     if (this.over) return Promise.resolve(false);
