@@ -176,6 +176,16 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
     ]);
   });
 
+  it("a key reset on B ends the bot's poll held on A, as a call with the old key", BOUNDED, async () => {
+    const [A, B] = both();
+    const bot = await newBot(A.app, 'revoked bot');
+    const waiting = nextWait(A.services.delivery);
+    const held = poll(A, bot, { timeout: 5 });
+    await waiting;
+    await B.services.work.run((w) => B.services.apps.resetKeyIn(w, bot.app_id));
+    failed(await held, 400, 'You X-API-KEY is not available');
+  });
+
   it('polls in quick succession, on one instance or alternating, do not end each other', BOUNDED, async () => {
     const [A, B] = both();
     const bot = await newBot(A.app, 'busy bot');

@@ -41,6 +41,8 @@ import { storesUnderTest } from './helpers/stores.js';
 import { messageNumber } from './helpers/message-numbers.js';
 
 const DAY_MS = 24 * 3600 * 1000;
+const ASSISTANT = '1000000000000000000';
+const BAD_KEY = 'You X-API-KEY is not available';
 const TERMINATED = 'Conflict: terminated by other getUpdates request';
 const WEBHOOK_ACTIVE =
   "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
@@ -693,6 +695,21 @@ await describeStoresOnFakeClock('bot updates: delivery rules, getUpdates, button
     await waiting;
     result(await botCall(t().app, 'setWebhook', bot.api_key, { url: 'https://203.0.113.10/hook' }));
     failed(await held, 409, 'Conflict: terminated by setWebhook request');
+  });
+
+  it("a long poll held with a bot's App Key ends when the owner resets it (/revoke)", BOUNDED, async () => {
+    const [owner] = (await createUsers(t().app, 1)) as [TestUser];
+    const bot = await createBot(t().app, owner.user_id, 'revoked poller');
+    const waiting = nextWait(t().services.delivery);
+    const held = poll(bot, { timeout: 5 });
+    await waiting;
+    await say(t().app, { from: owner.user_id, to: ASSISTANT, text: '/revoke' });
+    // Answered as a call with the old key is.
+    failed(await held, 400, BAD_KEY, 'the held poll');
+    failed(await poll(bot), 400, BAD_KEY, 'a new call with the old key');
+    // What arrives afterwards is kept for the bot's next poll, with its new key.
+    await dm(bot, 'for the new key');
+    assert.equal((await t().services.delivery.webhookInfo(bot.bot_user_id)).pending_update_count, 1);
   });
 });
 

@@ -280,6 +280,17 @@ await describeStores('Telegram bot API through grammY', (t) => {
     assert.deepEqual([e.error_code, e.description], [409, 'Conflict: terminated by setWebhook request']);
   });
 
+  it('401 Unauthorized when the App Key is reset while a poll is held', async () => {
+    const other = await newBot(t().app, 'revoked poller');
+    const revoked = new Bot(`${await number(other.bot_user_id)}:${other.api_key}`, { client: { apiRoot } });
+    const waiting = nextWait(t().services.delivery);
+    const held = failure(revoked.api.getUpdates({ timeout: 5 }));
+    await waiting;
+    await t().services.work.run((w) => t().services.apps.resetKeyIn(w, other.app_id));
+    const e = await held;
+    assert.deepEqual([e.error_code, e.description], [401, 'Unauthorized']);
+  });
+
   it('long polling with bot.start(): echo', async () => {
     const aliceId = await number(alice.user_id);
     const echo = new Bot(token, { client: { apiRoot } });

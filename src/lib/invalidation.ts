@@ -44,3 +44,6 @@ export const memberKey = (groupId: string, userId: string): string => `${MEMBER_
 /** An app's credentials (key or secret reset): every instance forgets the cached credential. */
 export const APP_KEY_PREFIX = 'app:';
 export const appKey = (appId: string): string => `${APP_KEY_PREFIX}${appId}`;
+/** A bot's App Key was reset: its held long polls end, on every instance, as an unauthorised call. */
+export const KEY_RESET_PREFIX = 'key-reset:';
+export const keyResetKey = (botUserId: string): string => `${KEY_RESET_PREFIX}${botUserId}`;

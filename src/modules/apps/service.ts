@@ -8,8 +8,8 @@ import { AppError, Errors } from '../../errors.js';
 import { sha256Hex, type SecretBox } from '../../lib/crypto.js';
 import * as rules from '../../lib/input-rules.js';
 import { newApiKey, newAppId, newAppSecret, newBotUserId, newEvmAddress } from '../../lib/ids.js';
-import { appKey } from '../../lib/invalidation.js';
-import { countBotsOf, insertBot } from '../bots/index.js';
+import { appKey, keyResetKey } from '../../lib/invalidation.js';
+import { botIdOfApp, countBotsOf, insertBot } from '../bots/index.js';
 import { telegramIdOf, telegramToken } from '../telegram/index.js';
 import { setWallet, upsertUser, usersExist } from '../users/index.js';
 import { findApp, insertApp, setApiKey, setAppSecret } from './repo.js';
@@ -143,11 +143,16 @@ export class AppsService {
     if ((await countBotsOf(tx, ownerUserId)) >= MAX_BOTS_PER_OWNER) throw new AppError(Errors.botLimitReached);
   }
 
-  /** A new App Key; the old one stops working at once, on every instance. */
+  /**
+   * A new App Key; the old one stops working at once, on every instance: for new calls (the
+   * credential caches drop it) and for a bot's getUpdates already held with it.
+   */
   async resetKeyIn(w: Work, appId: string): Promise<string> {
     const apiKey = newApiKey();
     if (!(await setApiKey(w.tx, appId, this.sealKey(apiKey), w.now))) throw new AppError(Errors.unknownApp);
     w.touch(appKey(appId));
+    const botId = await botIdOfApp(w.tx, appId);
+    if (botId !== undefined) w.touch(keyResetKey(botId));
     return apiKey;
   }
 

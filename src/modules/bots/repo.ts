@@ -10,6 +10,10 @@ export const lockBot = (tx: Kysely<DB>, botUserId: string) => lockRow(tx, 'bots'
 export const findBot = (tx: Kysely<DB>, botUserId: string) =>
   tx.selectFrom('bots').selectAll().where('bot_user_id', '=', botUserId).executeTakeFirst();
 
+/** The bot whose credentials are the app's; undefined for an application that is not a bot. */
+export const botIdOfApp = async (tx: Kysely<DB>, appId: string): Promise<string | undefined> =>
+  (await tx.selectFrom('bots').select('bot_user_id').where('app_id', '=', appId).executeTakeFirst())?.bot_user_id;
+
 const privacyOf = statement(
   (_, list) => `SELECT bot_user_id, private_message_policy FROM bots
     WHERE bot_user_id IN (SELECT r.id FROM ${list('id')} AS r)`,

@@ -9,7 +9,7 @@ import { AppError, asError, Errors, type ErrorDef } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { newWebhookKey } from '../../lib/ids.js';
-import type { Invalidations } from '../../lib/invalidation.js';
+import { KEY_RESET_PREFIX, type Invalidations } from '../../lib/invalidation.js';
 import type { Bus } from '../../lib/shared-state.js';
 import { findBot } from '../bots/index.js';
 import { UPDATES_KEY_PREFIX, updatesKey } from './fanout.js';
@@ -23,7 +23,10 @@ const POLLS = 'polls';
 /** Touched when a bot's Webhook URL is set: it ends every poll of the bot, on every instance. */
 const WEBHOOK_KEY_PREFIX = 'webhook:';
 
-/** How a held poll ends: an ending is the 409 it answers (another getUpdates, or setWebhook). */
+/**
+ * How a held poll ends: an ending is the error it answers (409: another getUpdates, or setWebhook;
+ * the unauthorised call's answer: its App Key was reset).
+ */
 type Outcome = 'update' | 'timeout' | ErrorDef;
 
 /**
@@ -50,7 +53,7 @@ interface Waiter {
   allowedUpdates: readonly string[] | undefined;
   answer: (result: PollResult) => void;
   woken: boolean;
-  /** Another getUpdates, or a webhook, took over: the 409 this poll answers. */
+  /** Another getUpdates or a webhook took over, or the key was reset: the error this poll answers. */
   endedBy: ErrorDef | undefined;
   /** Its own announcement has come back over the bus: polls announced after that are newer. */
   announced: boolean;
@@ -93,7 +96,13 @@ export class DeliveryService {
   ) {
     invalidations.listen((key) => {
       if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
-      if (key.startsWith(WEBHOOK_KEY_PREFIX)) this.terminate(key.slice(WEBHOOK_KEY_PREFIX.length));
+      if (key.startsWith(WEBHOOK_KEY_PREFIX)) {
+        this.terminate(key.slice(WEBHOOK_KEY_PREFIX.length), Errors.pollEndedByWebhook);
+      }
+      // Answered as a call with the old key is now (401 on the Telegram surface): libraries stop
+      // polling on an auth error, where a 409 would have them poll again with the revoked token.
+      if (key.startsWith(KEY_RESET_PREFIX))
+        this.terminate(key.slice(KEY_RESET_PREFIX.length), Errors.apiKeyUnavailable);
     });
     // A getUpdates on another instance ends this instance's poll of the same bot. The bus hands
     // every instance the announcements in one order, its own included: one that arrives before
@@ -119,10 +128,10 @@ export class DeliveryService {
     for (const [botId, waiter] of this.waiters) this.end(botId, waiter, 'timeout');
   }
 
-  /** The bot's webhook was set: its poll can receive nothing more. */
-  private terminate(botId: string): void {
+  /** The bot's webhook was set, or its key reset: its poll can receive nothing more. */
+  private terminate(botId: string, reason: ErrorDef): void {
     const waiter = this.waiters.get(botId);
-    if (waiter !== undefined) this.end(botId, waiter, Errors.pollEndedByWebhook);
+    if (waiter !== undefined) this.end(botId, waiter, reason);
   }
 
   private wake(botId: string): void {
