@@ -147,6 +147,23 @@ await describeStores('bot-creation assistant', (t) => {
     assert.equal(mine.split('\n').length, 6, mine);
   });
 
+  it("a command's refused argument is asked again for that command, not for the step it left", async () => {
+    const owner = await newUser();
+    await createBot(app(), owner.user_id, 'Alpha');
+    const c = chat(app, owner);
+    assert.equal(await c.send('/setname'), 'Send the new name.');
+    assert.equal(
+      await c.send(`/newbot ${'x'.repeat(70)}`),
+      "That won't do: name: at most 64 characters. Try again, or /cancel.",
+    );
+    // The retry names the new bot; Alpha keeps its name.
+    assert.equal(await c.send('Beta'), 'Good. Now send a short description of the bot, or /skip.');
+    assert.match(await c.send('/skip'), /^Done! Beta is created\./);
+    const mine = await c.send('/mybots');
+    assert.match(mine, /^1\. Alpha \(bot id \d+\)$/m);
+    assert.match(mine, /^2\. Beta \(bot id \d+\)$/m);
+  });
+
   it('/revoke stops the old App Key at once; /resetsecret answers a new secret', async () => {
     const c = chat(app, await newUser());
     const bot = await newBotByChat(c, 'Keyed');
@@ -289,6 +306,11 @@ await describeStores('assistant without WEBHOOK_ALLOW_INSECURE', (t) => {
     assert.equal(
       await c.send('/setwebhook http://127.0.0.1:9/hook'),
       "That URL can't be used: must start with https:// (set WEBHOOK_ALLOW_INSECURE=1 on the server to allow http:// in development). Try again, or /cancel.",
+    );
+    // "Try again" means the /setwebhook question: the next message is its answer.
+    assert.match(
+      await c.send('https://203.0.113.10/hook'),
+      /^Webhook set: updates go to https:\/\/203\.0\.113\.10\/hook \(update format\)\. Long polling is off\.$/m,
     );
   });
 });

@@ -29,6 +29,11 @@ interface Turn {
   readonly w: Work;
   readonly user: string;
   readonly urls: VettedUrls;
+  /**
+   * The step this message answers (the step it found, or the one its command opened with an inline
+   * argument): a refused answer asks that step's question again.
+   */
+  answering?: State | undefined;
 }
 
 interface Answer {
@@ -83,10 +88,12 @@ export class AssistantService {
           : { reply: 'I understand text only. Send /help to see what I can do.', next: state };
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
-      // A mistyped answer may be typed again; any other refusal ends the step.
+      // A mistyped answer may be typed again; any other refusal ends the step. A command's own
+      // argument refused leaves the conversation on that command's question, not on the step the
+      // command left: "Try again" then means the command's question.
       answer = {
         reply: say.explain(e),
-        next: e.def === Errors.invalidRequest || e.def === Errors.paramError ? state : undefined,
+        next: e.def === Errors.invalidRequest || e.def === Errors.paramError ? turn.answering : undefined,
       };
     }
     await saveState(w.tx, m.from_user_id, answer.next, w.now);
@@ -137,6 +144,7 @@ export class AssistantService {
   }
 
   private async answerStep(t: Turn, state: State | undefined, text: string): Promise<Answer> {
+    t.answering = state;
     switch (state?.step) {
       case undefined:
         return { reply: 'Send /help to see what I can do.' };
@@ -261,6 +269,7 @@ export class AssistantService {
 
   private async answer(t: Turn, question: Ask, bot: string, text: string): Promise<Answer> {
     const { w, user } = t;
+    t.answering = { step: 'answer', ask: question, bot };
     const again = (hint: string): Answer => ({
       reply: `${hint}\n\n${say.ASK_TEXT[question]}`,
       next: { step: 'answer', ask: question, bot },
