@@ -89,6 +89,7 @@ export const Errors = {
   unknownMoment: def('unknown_moment', 404, 'Not Found', 'unknown moment'),
   unknownApplication: def('unknown_application', 404, 'Not Found', 'unknown permission application'),
   botLimitReached: def('bot_limit_reached', 409, 'Conflict', 'an account may own at most 5 bots'),
+  appLimitReached: def('app_limit_reached', 409, 'Conflict', 'an account may own at most 20 applications'),
   applicationDecided: def('application_decided', 409, 'Conflict', 'the application was already decided'),
   applicationPending: def('application_pending', 409, 'Conflict', 'an application for this permission is pending'),
   permissionHeld: def('permission_held', 409, 'Conflict', 'the bot already holds this permission'),

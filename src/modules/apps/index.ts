@@ -2,5 +2,5 @@
 // The module's public surface: other modules and the composition root import it only from here.
 export { appsOf, findApp, redirectUris, replaceRedirectUris } from './repo.js';
 export { appRoutes } from './routes.js';
-export { AppsService, MAX_BOTS_PER_OWNER } from './service.js';
+export { AppsService, MAX_APPS_PER_OWNER, MAX_BOTS_PER_OWNER } from './service.js';
 export type { NewBot } from './service.js';

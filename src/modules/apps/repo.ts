@@ -1,4 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from '../../db/connect.js';
+import { countOf } from '../../db/rows.js';
 import type { AppRow, DB } from '../../db/types.js';
 
 export type NewApp = Omit<AppRow, 'disabled' | 'created_at' | 'updated_at'>;
@@ -61,3 +63,15 @@ export const redirectUris = async (tx: Kysely<DB>, appId: string): Promise<strin
   (await tx.selectFrom('app_redirect_uris').select('uri').where('app_id', '=', appId).orderBy('uri').execute()).map(
     (r) => r.uri,
   );
+
+/**
+ * Serialises an owner's app and bot creation until the transaction ends, so two racing requests
+ * cannot both take the last place. PostgreSQL only: SQLite's one writer already runs them in turn.
+ */
+export async function lockOwner(tx: Kysely<DB>, dialect: Dialect, ownerUserId: string): Promise<void> {
+  if (dialect === 'postgres') await sql`select pg_advisory_xact_lock(hashtext(${ownerUserId}))`.execute(tx);
+}
+
+/** The owner's applications for login and payment (bots counted apart, countBotsOf). */
+export const countAppsOf = (tx: Kysely<DB>, ownerUserId: string) =>
+  countOf(tx.selectFrom('apps').where('owner_user_id', '=', ownerUserId).where('kind', '=', 'app'));

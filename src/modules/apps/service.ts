@@ -1,7 +1,6 @@
 // Developer applications and bots: creation and their credentials. The operator surface, the CLI,
 // the developer site and the assistant all go through this service, which applies the rules of
 // lib/input-rules.ts to what they pass.
-import { sql } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import type { UnitOfWork, Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
@@ -12,9 +11,11 @@ import { appKey, keyResetKey } from '../../lib/invalidation.js';
 import { botIdOfApp, countBotsOf, insertBot } from '../bots/index.js';
 import { telegramIdOf, telegramToken } from '../telegram/index.js';
 import { setWallet, upsertUser, usersExist } from '../users/index.js';
-import { findApp, insertApp, setApiKey, setAppSecret } from './repo.js';
+import { countAppsOf, findApp, insertApp, lockOwner, setApiKey, setAppSecret } from './repo.js';
 
 export const MAX_BOTS_PER_OWNER = 5;
+/** Applications for login and payment per account (bots are counted apart): each is listed on the developer site's home. */
+export const MAX_APPS_PER_OWNER = 20;
 
 export interface IssuedCredentials {
   app_id: string;
@@ -69,7 +70,10 @@ export class AppsService {
     const name = rules.name(input.name);
     const redirectUris = rules.redirectUris(input.redirect_uris);
     const { plain, stored } = this.credentials();
+    await lockOwner(w.tx, this.db.dialect, input.owner_user_id);
     if (!(await usersExist(w.tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
+    if ((await countAppsOf(w.tx, input.owner_user_id)) >= MAX_APPS_PER_OWNER)
+      throw new AppError(Errors.appLimitReached);
     await insertApp(
       w.tx,
       { app_id: plain.app_id, kind: 'app', owner_user_id: input.owner_user_id, name, ...stored },
@@ -91,10 +95,7 @@ export class AppsService {
     const { plain, stored } = this.credentials();
     const botUserId = newBotUserId();
     const evmAddress = newEvmAddress();
-    if (this.db.dialect === 'postgres') {
-      // Serialises bot creation per owner, so two racing requests cannot both take the fifth place.
-      await sql`select pg_advisory_xact_lock(hashtext(${input.owner_user_id}))`.execute(tx);
-    }
+    await lockOwner(tx, this.db.dialect, input.owner_user_id);
     if (!(await usersExist(tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
     await this.assertBotRoom(w, input.owner_user_id);
     await upsertUser(
