@@ -130,6 +130,28 @@ await describeStores('bot-creation assistant', (t) => {
     assert.equal(await c.send('another'), 'Send /help to see what I can do.');
   });
 
+  it("/newbot and /setname refuse the assistant's own name and hidden characters, and ask again", async () => {
+    const c = chat(app, await newUser());
+    await c.send('/newbot');
+    assert.equal(
+      await c.send('bot ASSISTANT'),
+      "That won't do: name: must not be the assistant's name. Try again, or /cancel.",
+    );
+    assert.equal(
+      await c.send('Helper\u202Etxt.exe'),
+      "That won't do: name: must not contain invisible or direction-changing characters. Try again, or /cancel.",
+    );
+    assert.equal(await c.send('Helper'), 'Good. Now send a short description of the bot, or /skip.');
+    assert.match(await c.send('/skip'), /^Done! Helper is created\./);
+    assert.equal(await c.send('/setname'), 'Send the new name.');
+    assert.equal(
+      await c.send('Bot Assistant'),
+      "That won't do: name: must not be the assistant's name. Try again, or /cancel.",
+    );
+    assert.equal(await c.send('/cancel'), 'Cancelled.');
+    assert.match(await c.send('/mybots'), /^1\. Helper \(bot id \d+\)$/m);
+  });
+
   it('the sixth bot is refused, at /newbot and when the limit is reached during the conversation', async () => {
     const owner = await newUser();
     const c = chat(app, owner);

@@ -6,18 +6,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import fc from 'fast-check';
 import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import * as rules from '../src/lib/input-rules.js';
+import { ASSISTANT_NAME } from '../src/lib/input-rules.js';
 import { checkWebhookUrl, INSECURE_REFUSED } from '../src/modules/delivery/webhook-http.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { runCaptured } from './helpers/cli.js';
 import { createUsers, type TestUser } from './helpers/factories.js';
 
+const HIDDEN_WORDS = 'must not contain invisible or direction-changing characters';
+const ASSISTANT_WORDS = "must not be the assistant's name";
+
 /** Inputs the developer site refuses, with the words of the refusal. */
 const APP_REFUSALS: [string, { name: string; redirect_uris: string[] }, string][] = [
   ['a control character in the name', { name: 'two\nlines', redirect_uris: [] }, 'name: must be one line of text'],
   ['a blank name', { name: '   ', redirect_uris: [] }, 'name: must not be empty'],
+  ['a line separator in the name', { name: 'A\u2028B', redirect_uris: [] }, 'name: must be one line of text'],
+  ['a name of a Hangul filler', { name: '\u3164', redirect_uris: [] }, 'name: must contain a visible character'],
   [
     'a redirect URI with a fragment',
     { name: 'Shop', redirect_uris: ['https://shop.example/cb#x'] },
@@ -40,6 +47,10 @@ const BOT_REFUSALS: [string, { name: string }, string][] = [
   ['a tab in the name', { name: 'a\tb' }, 'name: must be one line of text'],
   ['a DEL in the name', { name: 'bot\u007f' }, 'name: must be one line of text'],
   ['a blank name', { name: ' ' }, 'name: must not be empty'],
+  ['a NEL in the name', { name: 'A\u0085B' }, 'name: must be one line of text'],
+  ['a right-to-left override', { name: 'A\u202Eevil' }, `name: ${HIDDEN_WORDS}`],
+  ['a zero-width space alone', { name: '\u200b' }, `name: ${HIDDEN_WORDS}`],
+  ["the assistant's name in another case", { name: ' bot ASSISTANT ' }, `name: ${ASSISTANT_WORDS}`],
 ];
 
 /** The refusal `fn` threw, as "id: detail". */
@@ -59,6 +70,118 @@ describe('input rules (src/lib/input-rules.ts)', () => {
     assert.equal(rules.name('🤖'.repeat(64)), '🤖'.repeat(64));
     assert.throws(() => rules.name('x'.repeat(65)), { message: 'invalid request: name: at most 64 characters' });
     assert.throws(() => rules.name('a\rb', '--name'), { message: 'invalid request: --name: must be one line of text' });
+  });
+
+  it('names refuse what breaks the line, hides or reorders text, shows nothing, or poses as the assistant', () => {
+    const refused: [string, string][] = [
+      ['\u200b', HIDDEN_WORDS],
+      ['A\u2028B\u0085C\u202Eevil', 'must be one line of text'],
+      ['A\u0085B', 'must be one line of text'],
+      ['A\u009fB', 'must be one line of text'],
+      ['A\u2029B', 'must be one line of text'],
+      ...['\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069', '\u061c', '\u200c', '\u200d', '\u2060'].map(
+        (c): [string, string] => [`a${c}b`, HIDDEN_WORDS],
+      ),
+      ['Bot\ufeffAssistant', HIDDEN_WORDS],
+      ['\u3164', 'must contain a visible character'],
+      ['\u2800 \u3164', 'must contain a visible character'],
+      ['\u00ad\ufe0f', 'must contain a visible character'],
+      ['\ue000', 'must contain a visible character'],
+      ['\ufeff \u2028', 'must not be empty'],
+      [ASSISTANT_NAME, ASSISTANT_WORDS],
+      ['  bot assistant ', ASSISTANT_WORDS],
+      ['BOT\u00a0 ASSISTANT', ASSISTANT_WORDS],
+      ['\uff22\uff4f\uff54 \uff21\uff53\uff53\uff49\uff53\uff54\uff41\uff4e\uff54', ASSISTANT_WORDS],
+      ['Bot Assis\u00adtant', ASSISTANT_WORDS],
+    ];
+    for (const [text, words] of refused) {
+      assert.throws(() => rules.name(text), { message: `invalid request: name: ${words}` }, JSON.stringify(text));
+    }
+    const accepted: [string, string][] = [
+      ['Bot Assistant 2', 'Bot Assistant 2'],
+      ['My Assistant', 'My Assistant'],
+      ['\u00a0Caf\u00e9\u3000', 'Caf\u00e9'],
+      ['\u2764\ufe0f', '\u2764\ufe0f'],
+      ['\u05e9\u05dc\u05d5\u05dd', '\u05e9\u05dc\u05d5\u05dd'],
+      ['\u0301', '\u0301'],
+      ['\u2800x', '\u2800x'],
+    ];
+    for (const [text, kept] of accepted) assert.equal(rules.name(text), kept, JSON.stringify(text));
+  });
+
+  it('an accepted name holds none of the refused code points and shows a character; lookalikes of the assistant never pass', () => {
+    // Kept apart from the rule's own expressions: the code points the rule promises to refuse.
+    const refusedPoints = [
+      [0x00, 0x1f],
+      [0x7f, 0x9f],
+      [0x2028, 0x2029],
+      [0x200b, 0x200f],
+      [0x202a, 0x202e],
+      [0x2066, 0x2069],
+      [0x061c, 0x061c],
+      [0x2060, 0x2060],
+      [0xfeff, 0xfeff],
+    ] as const;
+    const refusedPoint = (c: string) =>
+      refusedPoints.some(([lo, hi]) => (c.codePointAt(0) ?? 0) >= lo && (c.codePointAt(0) ?? 0) <= hi);
+    const shows = (c: string) =>
+      /[\p{L}\p{M}\p{N}\p{P}\p{S}]/u.test(c) && !/\p{Default_Ignorable_Code_Point}/u.test(c) && c !== '\u2800';
+    const tricky = fc.constantFrom(
+      ...refusedPoints.flatMap(([lo, hi]) => [lo, hi]).map((p) => String.fromCodePoint(p)),
+      ' ',
+      '\u00a0',
+      '\u3000',
+      '\u3164',
+      '\u2800',
+      '\u00ad',
+      '\ufe0f',
+      '\ue000',
+      'a',
+      '\u00e9',
+      '\u0301',
+    );
+    const text = fc
+      .array(fc.oneof(tricky, fc.string({ unit: 'grapheme', maxLength: 2 })), { maxLength: 8 })
+      .map((a) => a.join(''));
+    fc.assert(
+      fc.property(text, (t) => {
+        let n: string;
+        try {
+          n = rules.name(t);
+        } catch (e) {
+          assert.ok(e instanceof AppError && e.def.id === 'invalid_request', String(e));
+          return;
+        }
+        assert.equal(n, t.trim());
+        const points = Array.from(n);
+        assert.ok(!points.some(refusedPoint), JSON.stringify(n));
+        assert.ok(points.some(shows), JSON.stringify(n));
+      }),
+      { numRuns: 2000 },
+    );
+    // The assistant's name with each letter in either case or fullwidth, spaced out: always refused.
+    const fullwidth = (c: string) => (c === ' ' ? '\u3000' : String.fromCodePoint((c.codePointAt(0) ?? 0) + 0xfee0));
+    const lookalike = fc
+      .tuple(
+        fc.array(
+          fc.constantFrom<(c: string) => string>(
+            (c) => c.toUpperCase(),
+            (c) => c.toLowerCase(),
+            fullwidth,
+          ),
+          {
+            minLength: ASSISTANT_NAME.length,
+            maxLength: ASSISTANT_NAME.length,
+          },
+        ),
+        fc.constantFrom('', ' ', '\u00a0 '),
+      )
+      .map(([styles, pad]) => pad + Array.from(ASSISTANT_NAME, (c, i) => (styles[i] ?? fullwidth)(c)).join('') + pad);
+    fc.assert(
+      fc.property(lookalike, (t) => {
+        assert.throws(() => rules.name(t), { message: `invalid request: name: ${ASSISTANT_WORDS}` }, JSON.stringify(t));
+      }),
+    );
   });
 
   it('a Webhook URL is held to the same text rules as a redirect URI, with its own word for http://', async () => {

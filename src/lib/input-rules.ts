@@ -17,12 +17,41 @@ const invalid = (field: string, reason: string): AppError => new AppError(Errors
 
 const codePoints = (text: string): number => Array.from(text).length;
 
-/** The name of an app or a bot: one line, trimmed, 1 to 64 characters. */
+/**
+ * The bot-creation assistant's name (its user row is made by db/migrations/0003_developers.ts),
+ * kept here so the name rule can refuse it without lib/ reaching into db/ or a module.
+ */
+export const ASSISTANT_NAME = 'Bot Assistant';
+
+// Names are shown beside messages: what breaks the line beyond C0 (C1 controls such as NEL, the
+// line and paragraph separators) or hides or reorders text (zero-width, bidi controls) is refused.
+const LINE_BREAKING = /[\u0080-\u009f\u2028\u2029]/;
+const HIDDEN = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+// Not space, not a control or format character, not one that renders as nothing (Hangul fillers,
+// variation selectors: Default_Ignorable_Code_Point) and not the braille blank.
+const VISIBLE = /[^\p{White_Space}\p{C}\p{Default_Ignorable_Code_Point}\u2800]/u;
+/** What two names that look alike share: NFKC (fullwidth, ligatures), no ignorables, one space, one case. */
+const lookalike = (text: string): string =>
+  text
+    .normalize('NFKC')
+    .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+    .replace(/\s+/gu, ' ')
+    .trim()
+    .toLowerCase();
+const RESERVED = new Set([ASSISTANT_NAME].map(lookalike));
+
+/**
+ * The name of an app or a bot: one line, trimmed, 1 to 64 characters, with a visible character and
+ * nothing hidden, and not the assistant's name in any case or width (a bot could pose as it).
+ */
 export function name(text: string, field = 'name'): string {
   const n = text.trim();
   if (n.length === 0) throw invalid(field, 'must not be empty');
   if (codePoints(n) > NAME_MAX) throw invalid(field, `at most ${NAME_MAX} characters`);
-  if (CONTROL.test(n)) throw invalid(field, 'must be one line of text');
+  if (CONTROL.test(n) || LINE_BREAKING.test(n)) throw invalid(field, 'must be one line of text');
+  if (HIDDEN.test(n)) throw invalid(field, 'must not contain invisible or direction-changing characters');
+  if (!VISIBLE.test(n)) throw invalid(field, 'must contain a visible character');
+  if (RESERVED.has(lookalike(n))) throw invalid(field, "must not be the assistant's name");
   return n;
 }
 

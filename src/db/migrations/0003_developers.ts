@@ -1,10 +1,13 @@
 // The developer site and the assistant: the assistant's own user, and what redelivering a failed
 // webhook delivery needs (the Update it carried, kept on failed attempts only).
 import { sql, type Kysely } from 'kysely';
+import { ASSISTANT_NAME } from '../../lib/input-rules.js';
+
+// The name lives with the name rule, which refuses it to bots and apps.
+export { ASSISTANT_NAME };
 
 /** The bot-creation assistant's user id (GET /internal/v1/assistant); not a developer's bot. */
 export const ASSISTANT_USER_ID = '1000000000000000000';
-export const ASSISTANT_NAME = 'Bot Assistant';
 
 export function developersMigration() {
   return {
