@@ -79,13 +79,16 @@ describe('input rules (src/lib/input-rules.ts)', () => {
       ['A\u0085B', 'must be one line of text'],
       ['A\u009fB', 'must be one line of text'],
       ['A\u2029B', 'must be one line of text'],
-      ...['\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069', '\u061c', '\u200c', '\u200d', '\u2060'].map(
-        (c): [string, string] => [`a${c}b`, HIDDEN_WORDS],
-      ),
+      ...['\u200e', '\u200f', '\u202a', '\u202e', '\u2066', '\u2069', '\u061c', '\u2060'].map((c): [string, string] => [
+        `a${c}b`,
+        HIDDEN_WORDS,
+      ]),
       ['Bot\ufeffAssistant', HIDDEN_WORDS],
       ['\u3164', 'must contain a visible character'],
       ['\u2800 \u3164', 'must contain a visible character'],
       ['\u00ad\ufe0f', 'must contain a visible character'],
+      ['\u200c\u200d', 'must contain a visible character'],
+      ['Bot \u200dAssistant', ASSISTANT_WORDS],
       ['\ue000', 'must contain a visible character'],
       ['\ufeff \u2028', 'must not be empty'],
       [ASSISTANT_NAME, ASSISTANT_WORDS],
@@ -105,6 +108,9 @@ describe('input rules (src/lib/input-rules.ts)', () => {
       ['\u05e9\u05dc\u05d5\u05dd', '\u05e9\u05dc\u05d5\u05dd'],
       ['\u0301', '\u0301'],
       ['\u2800x', '\u2800x'],
+      // The joiners inside a Persian word and an emoji family.
+      ['\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645', '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645'],
+      ['\u{1f468}\u200d\u{1f469}\u200d\u{1f467}', '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}'],
     ];
     for (const [text, kept] of accepted) assert.equal(rules.name(text), kept, JSON.stringify(text));
   });
@@ -115,7 +121,8 @@ describe('input rules (src/lib/input-rules.ts)', () => {
       [0x00, 0x1f],
       [0x7f, 0x9f],
       [0x2028, 0x2029],
-      [0x200b, 0x200f],
+      [0x200b, 0x200b],
+      [0x200e, 0x200f],
       [0x202a, 0x202e],
       [0x2066, 0x2069],
       [0x061c, 0x061c],
@@ -136,6 +143,8 @@ describe('input rules (src/lib/input-rules.ts)', () => {
       '\u00ad',
       '\ufe0f',
       '\ue000',
+      '\u200c',
+      '\u200d',
       'a',
       '\u00e9',
       '\u0301',

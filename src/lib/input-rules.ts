@@ -25,8 +25,10 @@ export const ASSISTANT_NAME = 'Bot Assistant';
 
 // Names are shown beside messages: what breaks the line beyond C0 (C1 controls such as NEL, the
 // line and paragraph separators) or hides or reorders text (zero-width, bidi controls) is refused.
+// The joiners U+200C and U+200D are not: Persian words and emoji sequences (a family) need them,
+// and a name of joiners alone still shows nothing (VISIBLE below).
 const LINE_BREAKING = /[\u0080-\u009f\u2028\u2029]/;
-const HIDDEN = /[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
+const HIDDEN = /[\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/;
 // Not space, not a control or format character, not one that renders as nothing (Hangul fillers,
 // variation selectors: Default_Ignorable_Code_Point) and not the braille blank.
 const VISIBLE = /[^\p{White_Space}\p{C}\p{Default_Ignorable_Code_Point}\u2800]/u;
