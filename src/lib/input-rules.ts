@@ -102,13 +102,16 @@ export function avatar(text: string, field = 'avatar'): string {
 
 /**
  * Redirect URIs are compared character for character on the authorize page, so they are kept as
- * typed (trimmed, without repeats or empty lines): at most 20 http(s) addresses without a fragment.
+ * typed (trimmed, without repeats or empty lines): at most 20 http(s) addresses without a fragment,
+ * each at most 2048 bytes.
  */
 export function redirectUris(list: readonly string[], field = 'redirect_uris'): string[] {
   const uris = [...new Set(list.map((u) => u.trim()).filter((u) => u !== ''))];
   if (uris.length > REDIRECT_URIS_MAX) throw invalid(field, `at most ${REDIRECT_URIS_MAX}`);
   for (const uri of uris) {
     checkedUrl(field, uri, ['https:', 'http:']);
+    // Each is a key of an index, and PostgreSQL refuses an index row over 2704 bytes.
+    if (Buffer.byteLength(uri) > URL_MAX) throw invalid(field, `at most ${URL_MAX} bytes in UTF-8`);
     // Not the parsed hash: a lone '#' leaves it empty, and RFC 6749 (3.1.2) allows no fragment at all.
     if (uri.includes('#')) throw invalid(field, 'must not contain a fragment (#)');
   }

@@ -8,6 +8,8 @@ import { usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
 const GroupRef = { group_id: Id, user_id: Id };
+/** The invite URL is a unique key, and PostgreSQL refuses an index row over 2704 bytes. */
+const INVITE_URL_MAX_BYTES = 2048;
 const GroupUpserted = Type.Object(
   {
     group_id: Id,
@@ -25,6 +27,7 @@ const GroupUpserted = Type.Object(
 
 export const groupEvents = [
   defineEvent('group.upserted', GroupUpserted, async ({ tx, now }, d) => {
+    if (Buffer.byteLength(d.invite_url) > INVITE_URL_MAX_BYTES) return 'invite_url_too_long';
     const urlOwner = await repo.groupIdByInviteUrl(tx, d.invite_url);
     if (urlOwner !== undefined && urlOwner !== d.group_id) return 'invite_url_taken';
     if (d.owner_id !== undefined && !(await usersExist(tx, [d.owner_id]))) return 'unknown_user';
