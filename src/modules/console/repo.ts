@@ -34,7 +34,7 @@ export async function insertAudit(q: Kysely<DB>, row: Omit<AuditLogTable, 'seq'>
 export const recentAudit = (q: Kysely<DB>, limit: number) =>
   q.selectFrom('audit_log').selectAll().orderBy('seq', 'desc').limit(limit).execute();
 
-/** Apps and bots whose name, id or owner id contains `text` (all when empty), newest first. */
+/** Apps and bots whose name, id or owner id contains `text` (ignoring ASCII case; all when empty), newest first. */
 export function searchApps(q: Kysely<DB>, text: string, limit: number) {
   let query = q
     .selectFrom('apps')
@@ -52,13 +52,15 @@ export function searchApps(q: Kysely<DB>, text: string, limit: number) {
     ]);
   if (text !== '') {
     // The text is matched literally: its % and _ are escaped (SQLite has no default escape character).
+    // lower() on both sides, as LIKE ignores ASCII case on SQLite but not on PostgreSQL.
     const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    const matches = (column: string) => sql<boolean>`${sql.ref(column)} like ${like} escape '\\'`;
+    const matches = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like lower(${like}) escape '\\'`;
     query = query.where((e) =>
       e.or(['apps.name', 'apps.app_id', 'apps.owner_user_id', 'bots.bot_user_id'].map(matches)),
     );
   }
-  return query.orderBy('apps.created_at', 'desc').limit(limit).execute();
+  // app_id breaks ties of one millisecond, so a page of results is the same on every read.
+  return query.orderBy('apps.created_at', 'desc').orderBy('apps.app_id', 'desc').limit(limit).execute();
 }
 
 export const ownerOfBot = async (q: Kysely<DB>, botUserId: string): Promise<string | undefined> =>
