@@ -1,6 +1,7 @@
 // One-row statements that many repositories share: an insert, an insert unless the key is taken,
 // a delete by key, a count, and reads by a list of ids.
-import { sql, type Insertable, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Insertable, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { Dialect } from './connect.js';
 import type { DB } from './types.js';
 
 type Column<T extends keyof DB> = keyof DB[T] & string;
@@ -34,6 +35,13 @@ export async function deleteRow<T extends keyof DB>(
   const r = await sql`delete from ${sql.table(table)} where ${sql.join(conditions, sql` and `)}`.execute(tx);
   return Number(r.numAffectedRows ?? 0) > 0;
 }
+
+/**
+ * `column` to order by its bytes on both stores: SQLite's BINARY collation does, PostgreSQL's
+ * follows the database's locale (case and punctuation weigh less) unless told "C".
+ */
+export const byteOrder = (dialect: Dialect, column: string): RawBuilder<string> =>
+  dialect === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
 
 /** How many rows `query` (a select with its conditions, no columns yet) finds. */
 export const countOf = async <T extends keyof DB>(query: SelectQueryBuilder<DB, T, object>): Promise<number> =>

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
-import { countOf } from '../../db/rows.js';
+import { byteOrder, countOf } from '../../db/rows.js';
 import type { AppRow, DB } from '../../db/types.js';
 
 export type NewApp = Omit<AppRow, 'disabled' | 'created_at' | 'updated_at'>;
@@ -59,10 +59,15 @@ export const appsOf = (tx: Kysely<DB>, ownerUserId: string) =>
     .orderBy('apps.app_id')
     .execute();
 
-export const redirectUris = async (tx: Kysely<DB>, appId: string): Promise<string[]> =>
-  (await tx.selectFrom('app_redirect_uris').select('uri').where('app_id', '=', appId).orderBy('uri').execute()).map(
-    (r) => r.uri,
-  );
+export const redirectUris = async (tx: Kysely<DB>, dialect: Dialect, appId: string): Promise<string[]> =>
+  (
+    await tx
+      .selectFrom('app_redirect_uris')
+      .select('uri')
+      .where('app_id', '=', appId)
+      .orderBy(byteOrder(dialect, 'uri'))
+      .execute()
+  ).map((r) => r.uri);
 
 /**
  * Serialises an owner's app and bot creation until the transaction ends, so two racing requests

@@ -66,6 +66,7 @@ export const permissionsOf = async (tx: Kysely<DB>, botUserId: string): Promise<
       .selectFrom('bot_permissions')
       .select('permission')
       .where('bot_user_id', '=', botUserId)
+      // No byteOrder: the three names differ in their first letter, so every collation agrees.
       .orderBy('permission')
       .execute()
   ).map((r) => r.permission);

@@ -129,7 +129,7 @@ export class DevelopersService {
       app_id: app.app_id,
       name: app.name,
       api_key: this.apps.revealKey(app),
-      redirect_uris: await storedRedirectUris(q, appId),
+      redirect_uris: await storedRedirectUris(q, this.db.dialect, appId),
       created_at: app.created_at,
     };
   }
@@ -156,7 +156,7 @@ export class DevelopersService {
       group_invites: b.group_invite_policy,
       permissions: await permissionsOf(q, botUserId),
       applications: (await this.bots.list({ botUserId }, q)).reverse(),
-      redirect_uris: await storedRedirectUris(q, b.app_id),
+      redirect_uris: await storedRedirectUris(q, this.db.dialect, b.app_id),
       created_at: b.created_at,
     };
   }
@@ -211,7 +211,7 @@ export class DevelopersService {
     await this.ownedApp(w.tx, ownerUserId, appId, 'app');
     const checked = rules.redirectUris(uris);
     await replaceRedirectUris(w.tx, appId, checked);
-    return storedRedirectUris(w.tx, appId);
+    return storedRedirectUris(w.tx, this.db.dialect, appId);
   }
 
   async setProfile(w: Work, ownerUserId: string, botUserId: string, change: ProfileChange): Promise<void> {

@@ -56,7 +56,7 @@ export class OAuthService {
   async appForRedirect(appId: string, redirectUri: string): Promise<AppRef | undefined> {
     const app = await findApp(this.db.k, appId);
     if (app === undefined || app.disabled === 1 || app.kind !== 'app') return undefined;
-    return (await redirectUris(this.db.k, appId)).includes(redirectUri) ? app : undefined;
+    return (await redirectUris(this.db.k, this.db.dialect, appId)).includes(redirectUri) ? app : undefined;
   }
 
   /** After the user allowed: a code for the app's server to exchange (with its verifier when `codeChallenge`). */

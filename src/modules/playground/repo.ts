@@ -1,6 +1,8 @@
 // What the playground reads: the bots a user can talk to, the groups a bot is in, and one chat's
 // messages (users' from chat_messages, bots' from the outbox) since a point in time.
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/connect.js';
+import { byteOrder } from '../../db/rows.js';
 import type { DB } from '../../db/types.js';
 
 /** The demo bot's user id, when the demo community is loaded (src/demo/demo.ts keeps it in meta). */
@@ -18,6 +20,7 @@ export const botsOwnedBy = (q: Kysely<DB>, ownerUserId: string): Promise<string[
     .select('bot_user_id')
     .where('owner_user_id', '=', ownerUserId)
     .orderBy('created_at')
+    .orderBy('bot_user_id')
     .execute()
     .then((rows) => rows.map((r) => r.bot_user_id));
 
@@ -26,13 +29,14 @@ export const namesOf = (q: Kysely<DB>, userIds: readonly string[]) =>
     ? Promise.resolve([])
     : q.selectFrom('users').select(['user_id', 'name', 'is_bot']).where('user_id', 'in', userIds).execute();
 
-export const groupsWith = (q: Kysely<DB>, userId: string) =>
+export const groupsWith = (q: Kysely<DB>, dialect: Dialect, userId: string) =>
   q
     .selectFrom('group_members')
     .innerJoin('groups', 'groups.group_id', 'group_members.group_id')
     .select(['groups.group_id', 'groups.name'])
     .where('group_members.user_id', '=', userId)
-    .orderBy('groups.name')
+    .orderBy(byteOrder(dialect, 'groups.name'))
+    .orderBy('groups.group_id')
     .execute();
 
 /** Where a conversation is: the user's private chat with a bot, or a group. */
@@ -51,7 +55,10 @@ export async function userMessages(q: Kysely<DB>, chat: ChatKey, since: number, 
           .where('chat_type', '=', 'private')
           .where('from_user_id', '=', chat.userId)
           .where('to_user_id', '=', chat.botUserId);
-  return (await query.orderBy('created_at', 'desc').limit(limit).execute()).reverse();
+  // Messages of one batch share created_at; their numbers are drawn in the order they were written.
+  return (
+    await query.orderBy('created_at', 'desc').orderBy('telegram_message_id', 'desc').limit(limit).execute()
+  ).reverse();
 }
 
 const outboxOf = (q: Kysely<DB>, chat: ChatKey) => {

@@ -110,8 +110,8 @@ export class PlaygroundService {
     if (botId === undefined) return { bots, groups: [] };
     const bot = bots.find((b) => b.user_id === botId);
     if (bot === undefined) throw new AppError(Errors.unknownBot);
-    const mine = new Set((await repo.groupsWith(q, userId)).map((g) => g.group_id));
-    const groups = (await repo.groupsWith(q, bot.user_id)).filter((g) => mine.has(g.group_id));
+    const mine = new Set((await repo.groupsWith(q, this.db.dialect, userId)).map((g) => g.group_id));
+    const groups = (await repo.groupsWith(q, this.db.dialect, bot.user_id)).filter((g) => mine.has(g.group_id));
     if (groupId === undefined) return { bots, bot, groups, chat: { type: 'private', userId, botUserId: bot.user_id } };
     const group = groups.find((g) => g.group_id === groupId);
     if (group === undefined) throw new AppError(Errors.unknownGroup);
