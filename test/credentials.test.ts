@@ -7,6 +7,7 @@ import type { Prepared } from '../src/db/prepared.js';
 import { sha256Hex, SecretBox } from '../src/lib/crypto.js';
 import { appKey, Invalidations } from '../src/lib/invalidation.js';
 import { localSharedState } from '../src/lib/shared-state.js';
+import { fakeInstance, FakeRedis } from './helpers/fake-redis.js';
 import { CredentialStore } from '../src/modules/auth/index.js';
 import type { CredentialRow } from '../src/modules/auth/repo.js';
 
@@ -16,6 +17,8 @@ const box = new SecretBox(randomBytes(32));
 /** The store's one app, and the look-ups made of it. */
 class FakeApps {
   secret = 'a'.repeat(40);
+  /** The app's App Key (a reset changes it). */
+  key = 'the-key';
   readonly queries: string[] = [];
   /** When set, a look-up waits for it (a reset can then land while the read is in flight). */
   gate: Promise<void> | undefined;
@@ -43,7 +46,7 @@ class FakeApps {
   }
 
   readonly reads = {
-    credentialByKeyHash: this.statement('key', (hash) => hash === sha256Hex('the-key')),
+    credentialByKeyHash: this.statement('key', (hash) => hash === sha256Hex(this.key)),
     credentialByAppId: this.statement('id', (id) => id === APP_ID),
   };
 }
@@ -104,5 +107,26 @@ describe('credential caches', () => {
     assert.ok(await store.byApiKey('the-key'), 'the key read again');
     assert.equal(store.cached('the-key')?.appId, APP_ID, 'remembered once read undisturbed');
     assert.deepEqual(apps.queries, ['id', 'key', 'id', 'key']);
+  });
+
+  it('a gap drops every cached credential: a key reset whose announcement was missed stops the old key', async () => {
+    const redis = new FakeRedis();
+    const instance = await fakeInstance(redis, 'here');
+    const gapped = new CredentialStore(apps.reads, box, new Invalidations(instance.bus), () => 0);
+    assert.equal((await gapped.byApiKey('the-key'))?.appId, APP_ID);
+    assert.ok(await gapped.byAppSecret(APP_ID, apps.secret), 'the secret, cached');
+    // Reset on another instance while this one's subscriber reconnects: its `app:` is never heard.
+    instance.sub.lose();
+    apps.key = 'new-key';
+    apps.secret = 'c'.repeat(40);
+    assert.equal(gapped.cached('the-key')?.appId, APP_ID, 'the old key, cached, is still accepted');
+    const gap = new Promise<void>((resolve) => instance.bus.onGap(resolve));
+    instance.sub.ready();
+    await gap;
+    assert.equal(gapped.cached('the-key'), undefined);
+    assert.equal(await gapped.byApiKey('the-key'), undefined);
+    assert.equal(await gapped.byAppSecret(APP_ID, 'a'.repeat(40)), undefined, 'the old secret');
+    assert.equal((await gapped.byApiKey('new-key'))?.appId, APP_ID);
+    assert.deepEqual(apps.queries, ['key', 'id', 'key', 'id', 'key']);
   });
 });

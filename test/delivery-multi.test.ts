@@ -48,6 +48,7 @@ function withGate(shared: SharedState) {
         });
         if (waiting !== undefined && held.length >= waiting.n) waiting.resolve();
       }),
+    onGap: (listener) => shared.bus.onGap(listener),
     close: () => shared.bus.close(),
   };
   return {

@@ -143,13 +143,16 @@ await describeStores('unit of work', (t) => {
     const ks = keys(4);
     // On SQLite first() reads at once, so what it finds is what was committed when the key was heard.
     const heard = new Map<string, Promise<boolean>>();
-    invalidations.listen((key) => {
-      if (ks.includes(key) && !heard.has(key))
-        heard.set(
-          key,
-          read.first([key]).then((row) => row !== undefined),
-        );
-    });
+    invalidations.listen(
+      (key) => {
+        if (ks.includes(key) && !heard.has(key))
+          heard.set(
+            key,
+            read.first([key]).then((row) => row !== undefined),
+          );
+      },
+      () => undefined,
+    );
     const write = (key: string, fail: boolean) =>
       work.run(async ({ tx, touch }: Work) => {
         await insert.run(tx, [key, 'v']);

@@ -9,6 +9,7 @@ const ORIGIN = '@';
 
 export class Invalidations {
   private readonly listeners: ((key: string) => void)[] = [];
+  private readonly clearers: (() => void)[] = [];
   private readonly origin = `${ORIGIN}${randomUUID()}`;
 
   constructor(private readonly bus: Bus) {
@@ -18,11 +19,20 @@ export class Invalidations {
       if (keys[0] === this.origin) return;
       for (const key of keys) if (!key.startsWith(ORIGIN)) this.deliver(key);
     });
+    // Announcements may have been missed (Redis lost for a while): any key may have changed, and a
+    // cached entry would otherwise outlive its change by up to its TTL (5 minutes for credentials).
+    bus.onGap(() => {
+      for (const clear of this.clearers) clear();
+    });
   }
 
-  /** `listener` hears every changed key (here and on other instances). */
-  listen(listener: (key: string) => void): void {
+  /**
+   * `listener` hears every changed key (here and on other instances); `clear`, that announcements
+   * may have been missed, so anything may have changed.
+   */
+  listen(listener: (key: string) => void, clear: () => void): void {
     this.listeners.push(listener);
+    this.clearers.push(clear);
   }
 
   announce(keys: readonly string[]): void {

@@ -156,10 +156,18 @@ function fallback<S>(link: RedisLink, remote: S, local: S) {
 
 export type Listener = (message: string) => void;
 
+/** The channel of gap announcements (see Bus.onGap). */
+const GAP = 'bus:gap';
+
 /** Publish/subscribe between instances (cache invalidation, long-poll wake-ups). */
 export interface Bus {
   publish(channel: string, message: string): void;
   subscribe(channel: string, listener: Listener): () => void;
+  /**
+   * `listener` hears that messages may have been missed (by this instance, or by others from this
+   * one): whoever relies on them must then assume anything changed. The result stops it.
+   */
+  onGap(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -172,36 +180,107 @@ export class LocalBus implements Bus {
     this.emitter.on(channel, listener);
     return () => this.emitter.off(channel, listener);
   }
+  /** One process's emitter misses nothing. */
+  onGap(listener: () => void): () => void {
+    return this.subscribe(GAP, listener);
+  }
   close(): Promise<void> {
     this.emitter.removeAllListeners();
     return Promise.resolve();
   }
 }
 
+/** What RedisBus uses of its publishing connection (an ioredis client). */
+export interface BusPublisher {
+  publish(channel: string, message: string): Promise<unknown>;
+  on(event: 'ready', listener: () => void): unknown;
+  disconnect(): void;
+}
+
+/** What RedisBus uses of its subscribing connection (an ioredis client in subscriber mode). */
+export interface BusSubscriber {
+  subscribe(...channels: string[]): Promise<unknown>;
+  on(event: 'ready', listener: () => void): unknown;
+  on(event: 'message', listener: (channel: string, message: string) => void): unknown;
+  disconnect(): void;
+}
+
+/** What RedisBus uses of the link: whether to publish through Redis, and when it is back. */
+export type BusLink = Pick<RedisLink, 'either' | 'onChange'>;
+
 /**
  * Every message goes through Redis, so this instance hears its own messages exactly once too.
- * While Redis is lost, messages reach this instance's listeners only.
+ * While Redis is lost, messages reach this instance's listeners only. Pub/sub keeps nothing, so
+ * the gaps a loss leaves are told to `onGap` listeners: here once the subscriber is back (what
+ * others published meanwhile was not heard), and on every instance (through Redis, as a `bus:gap`
+ * message) once a message that reached only this one can be followed by it.
  */
 export class RedisBus extends LocalBus {
-  private readonly subscribed = new Set<string>();
+  private readonly subscribed = new Set<string>([GAP]);
+  /** The subscriber was ready once: a later ready follows a loss. */
+  private listened = false;
+  /**
+   * A message reached this instance only and no `bus:gap` has gone out since. Cleared before the
+   * gap is published and set again only if that fails, so a message kept local meanwhile (which
+   * sets it too) is never covered by a gap sent before it.
+   */
+  private unsent = false;
   constructor(
-    private readonly link: RedisLink,
-    private readonly pub: Redis,
-    private readonly sub: Redis,
+    private readonly link: BusLink,
+    private readonly pub: BusPublisher,
+    private readonly sub: BusSubscriber,
   ) {
     super();
-    sub.on('message', (channel: string, message: string) => this.emitter.emit(channel, message));
-    // A subscription asked for while Redis was away failed; ask again each time it is back.
+    sub.on('message', (channel, message) => this.emitter.emit(channel, message));
+    sub.subscribe(GAP).catch(() => undefined);
+    // A subscription asked for while Redis was away failed; ask again each time it is back. The
+    // gap is told once the subscription holds, so nothing published after its listeners cleared
+    // their caches can be missed too.
     sub.on('ready', () => {
-      if (this.subscribed.size > 0) this.sub.subscribe(...this.subscribed).catch(() => undefined);
+      const afterLoss = this.listened;
+      this.listened = true;
+      this.sub.subscribe(...this.subscribed).then(
+        () => {
+          if (afterLoss) this.emitter.emit(GAP, '');
+        },
+        () => undefined,
+      );
+    });
+    // Either connection may be the one that was lost (publish falls back on the link's loss, or on
+    // a failed publish): tell the others as soon as either is back, not only with the next message.
+    pub.on('ready', () => {
+      this.announceGap();
+    });
+    link.onChange((up) => {
+      if (up) this.announceGap();
     });
   }
+
+  /** Publishes `bus:gap` if a message reached this instance only; the next publish retries a failure. */
+  private announceGap(): void {
+    void this.sendGap().catch(() => undefined);
+  }
+
+  private async sendGap(): Promise<void> {
+    if (!this.unsent) return;
+    this.unsent = false;
+    try {
+      await this.pub.publish(GAP, '');
+    } catch (e) {
+      this.unsent = true;
+      throw e;
+    }
+  }
+
   override publish(channel: string, message: string): void {
     void this.link.either(
       async () => {
+        // Sent on the same connection before the message, so no instance hears one without the other.
+        await this.sendGap();
         await this.pub.publish(channel, message);
       },
       () => {
+        this.unsent = true;
         super.publish(channel, message);
         return Promise.resolve();
       },

@@ -82,3 +82,20 @@ it('caches what a read found, unless an entry was dropped while it read', async 
   assert.equal(await cache.getOrRead('c', () => Promise.resolve('c')), 'c');
   assert.equal(cache.get('c'), 'c');
 });
+
+it('clear (announcements missed) drops every entry and group, and a read it overtook is not cached', async () => {
+  const cache = new TtlCache<{ user: string }>(
+    60_000,
+    10,
+    () => 1_000,
+    (v) => v.user,
+  );
+  cache.set('a1', { user: 'a' });
+  let finish = (_: { user: string }) => {};
+  const reading = cache.getOrRead('b1', () => new Promise((resolve) => (finish = resolve)));
+  cache.clear();
+  finish({ user: 'b' });
+  assert.deepEqual(await reading, { user: 'b' });
+  assert.deepEqual([...cache.keys()], []);
+  assert.deepEqual(groupsOf(cache), {});
+});

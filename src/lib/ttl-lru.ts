@@ -63,6 +63,11 @@ export class TtlCache<V extends object | string | number | boolean> extends LRUC
     return super.delete(key);
   }
 
+  override clear(): void {
+    this.drops++;
+    super.clear();
+  }
+
   /**
    * The cached value of `key`, or what `read` finds (undefined: nothing, never cached). What it
    * finds is cached only if nothing was dropped while it read: a change announced meanwhile may

@@ -52,13 +52,21 @@ export class CredentialStore {
     this.valid = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now, (c) => c.appId);
     this.byId = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now);
     this.unknown = new TtlCache(NEGATIVE_TTL_MS, MAX_UNKNOWN, now);
-    invalidations.listen((key) => {
-      if (!key.startsWith(APP_KEY_PREFIX)) return;
-      const appId = key.slice(APP_KEY_PREFIX.length);
-      this.changes++;
-      this.valid.deleteGroup(appId);
-      this.byId.delete(appId);
-    });
+    invalidations.listen(
+      (key) => {
+        if (!key.startsWith(APP_KEY_PREFIX)) return;
+        const appId = key.slice(APP_KEY_PREFIX.length);
+        this.changes++;
+        this.valid.deleteGroup(appId);
+        this.byId.delete(appId);
+      },
+      () => {
+        this.changes++;
+        this.valid.clear();
+        this.byId.clear();
+        this.unknown.clear();
+      },
+    );
   }
 
   /** The credential of a key looked up recently, without a promise; undefined: ask byApiKey. */

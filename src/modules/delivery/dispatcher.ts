@@ -116,9 +116,15 @@ export class WebhookDispatcher {
     private readonly config: DispatcherSettings,
     invalidations: Invalidations,
   ) {
-    invalidations.listen((key) => {
-      if (key.startsWith(UPDATES_KEY_PREFIX) && !this.stopped) this.kick();
-    });
+    // After missed announcements, a pass finds whatever became due meanwhile.
+    invalidations.listen(
+      (key) => {
+        if (key.startsWith(UPDATES_KEY_PREFIX) && !this.stopped) this.kick();
+      },
+      () => {
+        if (!this.stopped) this.kick();
+      },
+    );
   }
 
   /** The Telegram surface's presenter and answer handler, for bots with payload_format telegram. */

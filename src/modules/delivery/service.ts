@@ -94,16 +94,24 @@ export class DeliveryService {
     private readonly invalidations: Invalidations,
     private readonly config: Pick<Config, 'webhookAllowInsecure' | 'updateRetentionS'>,
   ) {
-    invalidations.listen((key) => {
-      if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
-      if (key.startsWith(WEBHOOK_KEY_PREFIX)) {
-        this.terminate(key.slice(WEBHOOK_KEY_PREFIX.length), Errors.pollEndedByWebhook);
-      }
-      // Answered as a call with the old key is now (401 on the Telegram surface): libraries stop
-      // polling on an auth error, where a 409 would have them poll again with the revoked token.
-      if (key.startsWith(KEY_RESET_PREFIX))
-        this.terminate(key.slice(KEY_RESET_PREFIX.length), Errors.apiKeyUnavailable);
-    });
+    invalidations.listen(
+      (key) => {
+        if (key.startsWith(UPDATES_KEY_PREFIX)) this.wake(key.slice(UPDATES_KEY_PREFIX.length));
+        if (key.startsWith(WEBHOOK_KEY_PREFIX)) {
+          this.terminate(key.slice(WEBHOOK_KEY_PREFIX.length), Errors.pollEndedByWebhook);
+        }
+        // Answered as a call with the old key is now (401 on the Telegram surface): libraries stop
+        // polling on an auth error, where a 409 would have them poll again with the revoked token.
+        if (key.startsWith(KEY_RESET_PREFIX))
+          this.terminate(key.slice(KEY_RESET_PREFIX.length), Errors.apiKeyUnavailable);
+      },
+      // A missed `updates:` would leave its poll waiting out its timeout (up to 50 s) with Updates
+      // pending, a missed key reset or webhook the poll held. Answered empty now, each client calls
+      // again at once: that call reads what is pending, or is refused by a key the gap uncached.
+      () => {
+        this.endAll();
+      },
+    );
     // A getUpdates on another instance ends this instance's poll of the same bot. The bus hands
     // every instance the announcements in one order, its own included: one that arrives before
     // this poll's own has come back was made before this poll started (by a poll already over, or
@@ -123,7 +131,7 @@ export class DeliveryService {
     return this.waiters.size;
   }
 
-  /** Answers every long poll held here at once (with whatever is pending): the server is stopping. */
+  /** Answers every long poll held here at once, empty: the server is stopping, or announcements were missed. */
   endAll(): void {
     for (const [botId, waiter] of this.waiters) this.end(botId, waiter, 'timeout');
   }

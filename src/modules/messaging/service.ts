@@ -112,12 +112,17 @@ export class MessagingService {
       (m) => m.userId,
     );
     // A membership entry holds the sender's level too: a level change drops the user's entries.
-    invalidations.listen((key) => {
-      if (key.startsWith(MEMBER_KEY_PREFIX)) this.members.delete(key);
-      else if (key.startsWith(USER_KEY_PREFIX)) {
-        this.members.deleteGroup(key.slice(USER_KEY_PREFIX.length));
-      }
-    });
+    invalidations.listen(
+      (key) => {
+        if (key.startsWith(MEMBER_KEY_PREFIX)) this.members.delete(key);
+        else if (key.startsWith(USER_KEY_PREFIX)) {
+          this.members.deleteGroup(key.slice(USER_KEY_PREFIX.length));
+        }
+      },
+      () => {
+        this.members.clear();
+      },
+    );
   }
 
   /**

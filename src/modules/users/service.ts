@@ -33,9 +33,14 @@ export class UsersService {
     now: () => number,
   ) {
     this.cache = new TtlCache(CACHE_TTL_MS, 100_000, now);
-    invalidations.listen((key) => {
-      if (key.startsWith(USER_KEY_PREFIX)) this.cache.delete(key.slice(USER_KEY_PREFIX.length));
-    });
+    invalidations.listen(
+      (key) => {
+        if (key.startsWith(USER_KEY_PREFIX)) this.cache.delete(key.slice(USER_KEY_PREFIX.length));
+      },
+      () => {
+        this.cache.clear();
+      },
+    );
   }
 
   /** A user's profile row, or undefined for an unknown user (never cached). */
