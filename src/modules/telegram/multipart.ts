@@ -124,6 +124,8 @@ export async function multipartFields(body: Buffer, contentType: string): Promis
       stream.on('limit', () => {
         fail(tooLarge());
       });
+      // A body that ends inside a part errors the part's stream: unheard, it would end the process.
+      stream.on('error', fail);
       stream.on('end', () => {
         try {
           fields.add({ fieldname, filename, mimetype, bytes: Buffer.concat(chunks) });
