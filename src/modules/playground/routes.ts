@@ -131,9 +131,9 @@ export function playgroundRoutes(app: App, s: Services): void {
       const { bot, group, refused, done } = request.query;
       const place = await s.playground.place(ctx.userId, bot, group);
       const chat = place.chat === undefined ? undefined : await s.playground.conversation(place.chat);
-      // A `?refused=` is whatever the link says: only a reason of the table shows, in the table's words.
-      const notice =
-        refused !== undefined ? lookup(ctx.t.refusals, refused) : done !== undefined ? ctx.t.pressed : undefined;
+      // A `?refused=` is whatever the link says: only a reason of the table is shown, in the table's
+      // words; any other only says that something was refused, as the live answer does.
+      const notice = refused !== undefined ? refusal(ctx.t, refused) : done !== undefined ? ctx.t.pressed : undefined;
       return reply.send(playgroundPage(ctx, place, chat, notice));
     },
   );
