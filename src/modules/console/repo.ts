@@ -34,7 +34,10 @@ export async function insertAudit(q: Kysely<DB>, row: Omit<AuditLogTable, 'seq'>
 export const recentAudit = (q: Kysely<DB>, limit: number) =>
   q.selectFrom('audit_log').selectAll().orderBy('seq', 'desc').limit(limit).execute();
 
-/** Apps and bots whose name, id or owner id contains `text` (ignoring ASCII case; all when empty), newest first. */
+/**
+ * Apps and bots whose name, id or owner id contains `text` (all when empty), newest first, ignoring
+ * the case of ASCII letters on both stores (PostgreSQL's lower() folds other letters too, SQLite's not).
+ */
 export function searchApps(q: Kysely<DB>, text: string, limit: number) {
   let query = q
     .selectFrom('apps')
