@@ -73,7 +73,6 @@ export interface BotView {
   group_invites: GroupInvitePolicy;
   permissions: Permission[];
   applications: ApplicationView[];
-  redirect_uris: string[];
   created_at: number;
 }
 
@@ -156,7 +155,6 @@ export class DevelopersService {
       group_invites: b.group_invite_policy,
       permissions: await permissionsOf(q, botUserId),
       applications: (await this.bots.list({ botUserId }, q)).reverse(),
-      redirect_uris: await storedRedirectUris(q, this.db.dialect, b.app_id),
       created_at: b.created_at,
     };
   }
