@@ -60,8 +60,9 @@ export const TokenEndpointParams = Type.Object({
     'authorization_code',
     'authorization_code, or refresh_token (then refresh_token instead of code)',
   ),
-  code: Text('with grant_type authorization_code: the code the authorize page redirected with'),
-  refresh_token: Type.Optional(Text('with grant_type refresh_token: the refresh token, which rotates')),
+  // Each grant requires its own: the document can only say so in words.
+  code: Type.Optional(Text('required with grant_type authorization_code: the code the authorize page redirected with')),
+  refresh_token: Type.Optional(Text('required with grant_type refresh_token: the refresh token, which rotates')),
 });
 
 export const TokenRecord = Type.Object({
