@@ -1,6 +1,6 @@
 // messaging owns sends of both generations and the bot send/edit core (outbox_messages, idempotency_keys), the bot core's Message (messageOf, its one builder), markup and keyboards.
 // The module's public surface: other modules and the composition root import it only from here.
-export { parseKeyboard } from './keyboard.js';
+export { BUTTON_FIELDS, KEYBOARD_FIELDS, parseKeyboard } from './keyboard.js';
 export type { InlineKeyboard, KeyboardButton } from './keyboard.js';
 export { isColor, isHttpsUrl, layout, literalSegment, parseMarkup, renderMarkup } from './markup.js';
 export type { ImageBlock, Segment } from './markup.js';

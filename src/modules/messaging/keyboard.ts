@@ -39,6 +39,13 @@ const Keyboard = Type.Object(
 );
 const check = Compile(Keyboard);
 
+/**
+ * The fields of a keyboard and of a button that the platform acts on, for surfaces whose clients
+ * send others that are to be ignored (the Telegram surface: Telegram ignores them).
+ */
+export const KEYBOARD_FIELDS: ReadonlySet<string> = new Set(Object.keys(Keyboard.properties));
+export const BUTTON_FIELDS: ReadonlySet<string> = new Set(Object.keys(Button.properties));
+
 type ButtonInput = Static<typeof Button>;
 export type KeyboardButton = Omit<ButtonInput, 'u_r_l'>;
 export type InlineKeyboard = Omit<Static<typeof Keyboard>, 'inline_keyboard'> & { inline_keyboard: KeyboardButton[][] };

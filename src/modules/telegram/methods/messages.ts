@@ -3,12 +3,14 @@
 import { Type } from 'typebox';
 import {
   botContent,
+  BUTTON_FIELDS,
   type ChatRef,
   type Content,
   type ConversionRefusal,
   findOutboxRef,
   type InlineKeyboard,
   isHttpsUrl,
+  KEYBOARD_FIELDS,
   literalSegment,
   parseKeyboard,
   parseMarkup,
@@ -56,44 +58,38 @@ const Ignored = {
   message_effect_id: Type.Optional(Type.Unknown()),
 };
 
-/**
- * Button kinds this platform cannot perform: the button is kept as a label (decisions.md section 7:
- * a button may have no action), so keyboards built for Telegram still show.
- */
-const LABEL_ONLY = new Set([
-  'switch_inline_query',
-  'switch_inline_query_current_chat',
-  'switch_inline_query_chosen_chat',
-  'web_app',
-  'copy_text',
-  'callback_game',
-  'pay',
-]);
 /** Telegram's limit on callback_data, in UTF-8 bytes. */
 const MAX_CALLBACK_DATA_BYTES = 64;
 
-/** A button as the core takes it: Telegram's data limit checked, actions it cannot perform dropped. */
+/**
+ * Only the fields the platform acts on: Telegram ignores the others, and libraries send them
+ * (Telegraf's `hide: false` on every button, newer fields such as `style`). A button whose only
+ * action cannot be performed here (switch_inline_query, web_app, pay, ...) is thereby kept as a label
+ * (decisions.md section 7: a button may have no action), and keyboards built for Telegram show.
+ */
+const known = (fields: ReadonlySet<string>, o: Record<string, unknown>): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(o).filter(([field]) => fields.has(field)));
+
+/** A button as the core takes it: Telegram's data limit checked, fields it does not act on dropped. */
 function telegramButton(button: unknown): unknown {
   if (!isRecord(button)) return button;
   const data = button.callback_data;
   if (typeof data === 'string' && Buffer.byteLength(data) > MAX_CALLBACK_DATA_BYTES) {
     throw badRequest('BUTTON_DATA_INVALID');
   }
-  return Object.fromEntries(Object.entries(button).filter(([kind]) => !LABEL_ONLY.has(kind)));
+  return known(BUTTON_FIELDS, button);
 }
 
 /** Only an inline keyboard is kept; reply keyboards and the like are accepted and ignored. */
 function keyboardOf(replyMarkup: unknown): InlineKeyboard | null {
   if (!isRecord(replyMarkup) || !('inline_keyboard' in replyMarkup)) return null;
   const rows = replyMarkup.inline_keyboard;
-  const parsed = parseKeyboard(
-    Array.isArray(rows)
-      ? {
-          ...replyMarkup,
-          inline_keyboard: rows.map((row: unknown) => (Array.isArray(row) ? row.map(telegramButton) : row)),
-        }
-      : replyMarkup,
-  );
+  const parsed = parseKeyboard({
+    ...known(KEYBOARD_FIELDS, replyMarkup),
+    inline_keyboard: Array.isArray(rows)
+      ? rows.map((row: unknown) => (Array.isArray(row) ? row.map(telegramButton) : row))
+      : rows,
+  });
   if (!parsed.ok) throw badRequest(parsed.error);
   return parsed.keyboard;
 }
