@@ -1,6 +1,7 @@
 // What Telegraf 4.16 sends, written out as it marshals it (Telegraf is not a dependency): every
 // inline button built with Markup.button.* carries `hide: false`, a field Telegram ignores, as it
-// ignores newer button fields and extra keyboard-level fields. Both stores.
+// ignores newer button fields and extra keyboard-level fields; and the deprecated method name
+// getChatMembersCount, which Telegraf and older libraries still call. Both stores.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeStores } from './helpers/app.js';
@@ -115,5 +116,18 @@ await describeStores('what Telegraf sends', (t) => {
         JSON.stringify(button),
       );
     }
+  });
+
+  it('getChatMembersCount, the deprecated name, answers as getChatMemberCount, in any case', async () => {
+    const count = resultOf(await telegram('getChatMemberCount', { chat_id: groupId }), 'getChatMemberCount');
+    assert.equal(count, 3);
+    for (const name of ['getChatMembersCount', 'getchatmemberscount', 'GETCHATMEMBERSCOUNT']) {
+      assert.equal(resultOf(await telegram(name, { chat_id: groupId }), name), 3);
+    }
+    const r = await telegram('getChatMembersCount', { chat_id: 'no-such-chat' });
+    assert.deepEqual(
+      { status: r.status, body: r.body },
+      { status: 400, body: { ok: false, error_code: 400, description: 'Bad Request: chat not found' } },
+    );
   });
 });

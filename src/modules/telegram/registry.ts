@@ -13,6 +13,15 @@ export const TELEGRAM_METHODS: readonly TelegramMethod[] = [
   ...chatMethods,
   ...commandMethods,
 ];
+/** Telegram's deprecated names, which it still serves and Telegraf and older libraries still call. */
+const ALIASES: readonly (readonly [alias: string, name: string])[] = [['getChatMembersCount', 'getChatMemberCount']];
+
 const BY_NAME = new Map(TELEGRAM_METHODS.map((m) => [m.name.toLowerCase(), m]));
+for (const [alias, name] of ALIASES) {
+  const m = BY_NAME.get(name.toLowerCase());
+  // An alias of no method is a mistake here, found when the server starts.
+  if (m === undefined) throw new Error(`Telegram method alias ${alias} names no method ${name}`);
+  BY_NAME.set(alias.toLowerCase(), m);
+}
 
 export const methodNamed = (name: string): TelegramMethod | undefined => BY_NAME.get(name.toLowerCase());
