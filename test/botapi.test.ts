@@ -551,6 +551,29 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
     );
   });
 
+  it('Idempotency-Key: a repeat after the message was edited answers the message as first sent', async () => {
+    const k = uid('idem');
+    const params = { form: { chat_id: a.user_id, text: 'as sent', parse_mode: 'text' } };
+    const first = message(await run('sendMessage', params, { ...key(bot), 'idempotency-key': k }));
+    clock.advance(5000);
+    const edit = { chat_id: a.user_id, chat_type: 'private', message_id: first.message_id, text: 'edited' };
+    assert.equal(message(await run('editMessageText', { form: edit })).text, 'edited');
+    const again = await run('sendMessage', params, { ...key(bot), 'idempotency-key': k });
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(message(again), first);
+    // The Telegram surface reads the same key (one queue of sends): it too answers the first message.
+    const telegram = await t().app.inject({
+      method: 'POST',
+      url: `/telegram/bot${bot.telegram_token}/sendMessage`,
+      headers: { 'idempotency-key': k },
+      payload: { chat_id: a.user_id, text: 'as sent' },
+    });
+    assert.equal(telegram.statusCode, 200);
+    assert.equal(telegram.headers['idempotent-replayed'], 'true');
+    const replayed = telegram.json<{ result: { text: string; edit_date?: number } }>().result;
+    assert.deepEqual([replayed.text, replayed.edit_date], ['as sent', undefined]);
+  });
+
   it('Idempotency-Key: an empty or overlong key is refused on both bot surfaces and sends nothing', async () => {
     const w = await watch();
     const params = { chat_id: a.user_id, text: 'keyed' };

@@ -64,6 +64,16 @@ export const idempotentAnswer = async (tx: Kysely<DB>, scope: string, key: strin
       .executeTakeFirst()
   )?.body;
 
+/** Replaces what a key's request answers, once the answer is whole (within the transaction that claimed it). */
+export async function keepIdempotentAnswer(tx: Kysely<DB>, scope: string, key: string, answer: string) {
+  await tx
+    .updateTable('idempotency_keys')
+    .set({ body: answer })
+    .where('scope', '=', scope)
+    .where('key', '=', key)
+    .execute();
+}
+
 /**
  * Records what an Idempotency-Key's request answers (a send's message id, a broadcast's count). Only an expired record (before `expiredBefore`)
  * is replaced: a live one committed by a concurrent request must make this insert conflict (and the

@@ -17,6 +17,7 @@ import type { Credential } from '../auth/index.js';
 import { permissionsOf, privateAllowed } from '../bots/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
 import type { InlineKeyboard } from './keyboard.js';
+import { firstAnswer, keptAnswer } from './first-answer.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
 import { hasImage, layout, parseMarkup, type Markup } from './markup.js';
 import { messageOf, type Message } from './message.js';
@@ -236,8 +237,10 @@ export class MessagingService {
     const key = input.idempotencyKey;
     const replay = async (tx: Kysely<DB>): Promise<Sent | undefined> => {
       if (key === undefined) return undefined;
-      const id = await repo.idempotentAnswer(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
-      const row = id === undefined ? undefined : await repo.findOutbox(tx, id);
+      const body = await repo.idempotentAnswer(tx, scope, key, this.clock.now() - IDEMPOTENCY_WINDOW_MS);
+      if (body === undefined) return undefined;
+      // The message as first sent; a key kept before rows were holds its id, read as it is now.
+      const row = firstAnswer(body) ?? (await repo.findOutbox(tx, body));
       return row === undefined ? undefined : { message: messageOf({ bot: row }), replayed: true };
     };
     const earlier = await replay(this.db.k);
@@ -274,6 +277,7 @@ export class MessagingService {
       if (number === undefined) throw new Error('no message number was drawn');
       const row = { ...unnumbered, telegram_message_id: number };
       await repo.insertOutbox(tx, [row]);
+      await repo.keepIdempotentAnswer(tx, scope, key, keptAnswer(row));
       return { message: messageOf({ bot: row }), replayed: false };
     });
   }
