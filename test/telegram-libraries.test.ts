@@ -9,7 +9,7 @@ import { before, it } from 'node:test';
 import { Bot, GrammyError, InlineKeyboard } from 'grammy';
 import { describeStores, outboxRows } from './helpers/app.js';
 import { type Answer, botCall, say } from './helpers/delivery.js';
-import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+import { applyEvents, createGroupChat, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 
 await describeStores('what Telegram bot libraries send', (t) => {
   let owner: TestUser;
@@ -17,18 +17,7 @@ await describeStores('what Telegram bot libraries send', (t) => {
   let bot: BotCreds;
   let groupId: string;
   before(async () => {
-    [owner, user] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
-    bot = await createBot(t().app, owner.user_id);
-    groupId = `g${user.user_id}`;
-    await applyEvents(t().app, [
-      {
-        type: 'group.upserted',
-        data: { group_id: groupId, name: 'g', invite_url: `https://chat.example/${groupId}`, owner_id: owner.user_id },
-      },
-      { type: 'group.member.joined', data: { group_id: groupId, user_id: owner.user_id, role: 'admin' } },
-      { type: 'group.member.joined', data: { group_id: groupId, user_id: bot.bot_user_id, role: 'moderator' } },
-      { type: 'group.member.joined', data: { group_id: groupId, user_id: user.user_id } },
-    ]);
+    ({ owner, user, bot, groupId } = await createGroupChat(t().app, 'moderator'));
   });
   const path = (method: string) => `/telegram/bot${bot.telegram_token}/${method}`;
   const telegram = (method: string, params: Record<string, unknown>, as: 'form' | 'json' = 'json') =>

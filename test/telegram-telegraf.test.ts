@@ -6,26 +6,13 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeStores } from './helpers/app.js';
 import { type Answer, botCall } from './helpers/delivery.js';
-import { applyEvents, createBot, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+import { createGroupChat, type GroupChat } from './helpers/factories.js';
 
 await describeStores('what Telegraf sends', (t) => {
-  let owner: TestUser;
-  let user: TestUser;
-  let bot: BotCreds;
+  let bot: GroupChat['bot'];
   let groupId: string;
   before(async () => {
-    [owner, user] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
-    bot = await createBot(t().app, owner.user_id);
-    groupId = `g${user.user_id}`;
-    await applyEvents(t().app, [
-      {
-        type: 'group.upserted',
-        data: { group_id: groupId, name: 'g', invite_url: `https://chat.example/${groupId}`, owner_id: owner.user_id },
-      },
-      { type: 'group.member.joined', data: { group_id: groupId, user_id: owner.user_id, role: 'admin' } },
-      { type: 'group.member.joined', data: { group_id: groupId, user_id: bot.bot_user_id } },
-      { type: 'group.member.joined', data: { group_id: groupId, user_id: user.user_id } },
-    ]);
+    ({ bot, groupId } = await createGroupChat(t().app));
   });
   // Telegraf posts every method as a JSON body.
   const telegram = (method: string, params: Record<string, unknown>) =>

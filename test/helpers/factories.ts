@@ -114,6 +114,34 @@ export async function createBot(app: App, ownerUserId: string, name = 'test bot'
   return res.json<BotCreds>();
 }
 
+/** A bot, its owner and one other user, all members of one group the owner administers. */
+export interface GroupChat {
+  owner: TestUser;
+  user: TestUser;
+  bot: BotCreds;
+  groupId: string;
+}
+
+/** Builds a GroupChat; the bot joins with `botRole` when given (a moderator may see every message). */
+export async function createGroupChat(app: App, botRole?: string): Promise<GroupChat> {
+  const [owner, user] = (await createUsers(app, 2)) as [TestUser, TestUser];
+  const bot = await createBot(app, owner.user_id);
+  const groupId = `g${user.user_id}`;
+  await applyEvents(app, [
+    {
+      type: 'group.upserted',
+      data: { group_id: groupId, name: 'g', invite_url: `https://chat.example/${groupId}`, owner_id: owner.user_id },
+    },
+    { type: 'group.member.joined', data: { group_id: groupId, user_id: owner.user_id, role: 'admin' } },
+    {
+      type: 'group.member.joined',
+      data: { group_id: groupId, user_id: bot.bot_user_id, ...(botRole === undefined ? {} : { role: botRole }) },
+    },
+    { type: 'group.member.joined', data: { group_id: groupId, user_id: user.user_id } },
+  ]);
+  return { owner, user, bot, groupId };
+}
+
 export interface Application {
   id: string;
   status: string;
