@@ -23,6 +23,21 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/** How long a SQLite statement waits for another connection's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_MS = 5_000;
+
+/**
+ * PostgreSQL: a new connection that does not complete within this fails (the request answers 503)
+ * instead of waiting forever on an unreachable server.
+ */
+const PG_CONNECT_MS = 5_000;
+/**
+ * PostgreSQL cancels a statement running longer. The longest legitimate ones (an ingest batch of
+ * 1,000 events, a retention delete after a long outage) take well under a second to seconds;
+ * a minute leaves wide room. Migrations lift it (migrate.ts): an index build may take longer.
+ */
+export const PG_STATEMENT_MS = 60_000;
+
 const INT8 = 20;
 const NUMERIC = 1700;
 
@@ -58,10 +73,11 @@ function openSqlite(path: string): Db {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
+  // First, so that switching a fresh file to WAL waits for another process opening it too.
+  sqlite.pragma(`busy_timeout = ${String(SQLITE_BUSY_MS)}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   // Measured on the ingest bench (batches of 1000 events dirty ~300 pages each): a 16 MB page cache
   // (the default is 2 MB) keeps the hot index pages, and checkpointing every 16,000 WAL pages
   // (64 MB; the default is 1,000) copies each hot page back once per many batches, and syncs as
@@ -79,7 +95,7 @@ function openSqlite(path: string): Db {
   sqlite.pragma('temp_store = MEMORY');
   // An in-memory database exists on one connection only; it reads through the writer.
   const reader = memory ? sqlite : new SQLite(path, { readonly: true, fileMustExist: true });
-  if (!memory) reader.pragma('busy_timeout = 5000');
+  if (!memory) reader.pragma(`busy_timeout = ${String(SQLITE_BUSY_MS)}`);
   const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
   return {
     dialect: 'sqlite',
@@ -115,7 +131,16 @@ async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions)
     connectionString: url,
     max: poolSize,
     types,
+    connectionTimeoutMillis: PG_CONNECT_MS,
+    statement_timeout: PG_STATEMENT_MS,
     ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
+  });
+  // An idle pooled connection that the server closes (a restart, pg_terminate_backend) emits
+  // 'error' on the pool; unheard, it would end the process. The pool has already dropped that
+  // client and opens a new one on next use, so a warning is all it needs. The message is the
+  // server's (no address or password).
+  pool.on('error', (e) => {
+    process.emitWarning(`PostgreSQL closed an idle pooled connection: ${e.message}`, { code: 'DB_IDLE_CLOSED' });
   });
   const k = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
