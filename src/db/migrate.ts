@@ -1,5 +1,6 @@
-import { Migrator, type Migration } from 'kysely';
-import type { Db } from './connect.js';
+import type SQLite from 'better-sqlite3';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import type { Db, Dialect } from './connect.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { callbackQueriesMigration } from './migrations/0002_callback_queries.js';
 import { developersMigration } from './migrations/0003_developers.js';
@@ -8,30 +9,79 @@ import { telegramIdsMigration } from './migrations/0005_telegram_ids.js';
 import { oauthPkceMigration } from './migrations/0006_oauth_pkce.js';
 import { consoleMigration } from './migrations/0007_console.js';
 import { retentionMigration } from './migrations/0008_retention.js';
+import type { DB } from './types.js';
 
-/** Brings the schema up to date; safe to call on every start. */
-export async function migrate(db: Db): Promise<string[]> {
-  const migrations: Record<string, Migration> = {
-    '0001_initial': initialMigration(db.dialect),
-    '0002_callback_queries': callbackQueriesMigration(db.dialect),
+/** The schema's migrations, in order. */
+export function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    '0001_initial': initialMigration(dialect),
+    '0002_callback_queries': callbackQueriesMigration(dialect),
     '0003_developers': developersMigration(),
-    '0004_delivery_order': deliveryOrderMigration(db.dialect),
-    '0005_telegram_ids': telegramIdsMigration(db.dialect),
+    '0004_delivery_order': deliveryOrderMigration(dialect),
+    '0005_telegram_ids': telegramIdsMigration(dialect),
     '0006_oauth_pkce': oauthPkceMigration(),
-    '0007_console': consoleMigration(db.dialect),
+    '0007_console': consoleMigration(dialect),
     '0008_retention': retentionMigration(),
   };
+}
+
+/** Brings the schema up to date; safe to call on every start, by several processes at once. */
+export async function migrate(db: Db, list: Record<string, Migration> = migrations(db.dialect)): Promise<string[]> {
+  const { error, results } =
+    db.native.dialect === 'sqlite'
+      ? await migrateSqlite(db.k, db.native.writer, list)
+      : await migratePostgres(db, list);
+  if (error instanceof Error) throw error;
+  if (error !== undefined) throw new Error(`migration failed: ${JSON.stringify(error)}`);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+const provider = (list: Record<string, Migration>) => ({ getMigrations: () => Promise.resolve(list) });
+
+/**
+ * Kysely runs SQLite migrations outside any transaction and without a lock: a process killed
+ * mid-way left tables its bookkeeping does not list (the next start failed on "already exists"),
+ * and two processes starting on a fresh file raced the same way. The whole run is one
+ * BEGIN IMMEDIATE transaction instead (SQLite's DDL is transactional): it applies entirely or not
+ * at all, and a second process waits for the write lock (busy_timeout), then finds it done.
+ */
+async function migrateSqlite(k: Kysely<DB>, writer: SQLite.Database, list: Record<string, Migration>) {
+  return k.connection().execute(async (conn) => {
+    await sql`begin immediate`.execute(conn);
+    try {
+      const outcome = await new Migrator({ db: conn, provider: provider(list) }).migrateToLatest();
+      await sql.raw(outcome.error === undefined ? 'commit' : 'rollback').execute(conn);
+      return outcome;
+    } finally {
+      // Thrown before the end (or a commit SQLite refused): undo what the run did.
+      if (writer.inTransaction) await sql`rollback`.execute(conn);
+    }
+  });
+}
+
+async function migratePostgres(db: Db, list: Record<string, Migration>) {
+  // The pool's statement timeout (connect.ts) is for requests; an index build on a large table may
+  // take longer. Kysely runs PostgreSQL migrations in one transaction, so SET LOCAL lasts for it.
+  const untimed = Object.fromEntries(
+    Object.entries(list).map(([name, m]): [string, Migration] => [
+      name,
+      // Up only: the application never migrates down.
+      {
+        up: async (k) => {
+          await sql`set local statement_timeout = 0`.execute(k);
+          await m.up(k);
+        },
+      },
+    ]),
+  );
   const migrator = new Migrator({
     db: db.k,
-    provider: { getMigrations: () => Promise.resolve(migrations) },
+    provider: provider(untimed),
     // Kysely looks for its bookkeeping tables in this schema only: several schemas in one
     // PostgreSQL database (tests, tenants) must not see each other's.
     ...(db.schema !== undefined ? { migrationTableSchema: db.schema } : {}),
   });
-  const { error, results } = await migrateRetrying(migrator);
-  if (error instanceof Error) throw error;
-  if (error !== undefined) throw new Error(`migration failed: ${JSON.stringify(error)}`);
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return migrateRetrying(migrator);
 }
 
 // Kysely's migrator lists the tables of every schema before it starts; a schema dropped by
