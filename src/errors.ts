@@ -123,6 +123,8 @@ export const Errors = {
   transferRepeated: payment('transfer_repeated', '-2016', 'repeated transfer request'),
   balanceInsufficient: payment('balance_insufficient', '-7048', 'balance insufficient; transfer failed'),
 
+  /** The database cannot serve now (unreachable, full disk, read-only, locked): a server fault to retry. */
+  storeUnavailable: def('store_unavailable', 503, 'Service Unavailable', 'the database is unavailable; retry later'),
   internal: def('internal_error', 500, 'Internal Server Error', 'internal error'),
 } as const;
 

@@ -2,6 +2,7 @@
 // errors become a generic 500 that leaks nothing (the log keeps the details).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Errors, pathOf, renderError, surfaceOf, type ErrorDef } from '../errors.js';
+import { storeUnavailable } from '../db/unavailable.js';
 import { describeValidation } from './validation.js';
 
 const isFastifyError = (e: unknown): e is FastifyError =>
@@ -13,6 +14,7 @@ export const paramErrorFor = (url: string): ErrorDef =>
 
 export function toAppError(error: unknown, url: string): AppError {
   if (error instanceof AppError) return error;
+  if (storeUnavailable(error)) return new AppError(Errors.storeUnavailable);
   if (!isFastifyError(error)) return new AppError(Errors.internal);
   if (error.validation !== undefined) {
     return new AppError(paramErrorFor(url), describeValidation(error.validationContext ?? 'request', error.validation));

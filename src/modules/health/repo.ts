@@ -1,8 +1,38 @@
 // The database's side of the readiness check.
+import type SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
-import type { Db } from '../../db/connect.js';
+import { SQLITE_BUSY_MS, type Db } from '../../db/connect.js';
 
 /** Resolves once the database answers a trivial query. */
 export async function pingDb(db: Db): Promise<void> {
   await sql`select 1`.execute(db.k);
+}
+
+/**
+ * How long the readiness probe waits for another process's write lock on SQLite. The probe runs
+ * synchronously (better-sqlite3), so this is also the longest it holds up the event loop.
+ */
+const WRITE_PROBE_MS = 100;
+
+/**
+ * Resolves when the database answers and, on SQLite, can take a write: a full disk, a read-only
+ * file or a write lock held elsewhere answer `select 1` but refuse every write.
+ */
+export async function dbReady(db: Db): Promise<void> {
+  await pingDb(db);
+  if (db.native.dialect === 'sqlite') probeWrite(db.native.writer);
+}
+
+function probeWrite(writer: SQLite.Database): void {
+  // A transaction open on the writer is a write under way: it can write.
+  if (writer.inTransaction) return;
+  // Taking the write lock and letting it go writes nothing; all within one synchronous turn, so no
+  // other statement runs on the writer meanwhile.
+  writer.pragma(`busy_timeout = ${String(WRITE_PROBE_MS)}`);
+  try {
+    writer.prepare('BEGIN IMMEDIATE').run();
+    writer.prepare('ROLLBACK').run();
+  } finally {
+    writer.pragma(`busy_timeout = ${String(SQLITE_BUSY_MS)}`);
+  }
 }

@@ -8,7 +8,7 @@ import { within } from '../../lib/deadline.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import type { Services } from '../../services.js';
 import { bearerMatches } from '../admin/index.js';
-import { pingDb } from './repo.js';
+import { dbReady } from './repo.js';
 import { watchRedis } from './watch.js';
 
 /** A readiness probe must answer well within a load balancer's timeout. */
@@ -43,7 +43,8 @@ export function healthRoutes(app: App, s: Services): void {
     {
       schema: {
         tags: ['Operations'],
-        summary: 'Readiness: 200 when the database and (when configured) Redis answer, 503 naming what is down',
+        summary:
+          'Readiness: 200 when the database answers (on SQLite: and can take a write) and (when configured) Redis answers, 503 naming what is down',
         response: {
           200: Type.Object({ status: Type.Literal('ready') }, { additionalProperties: false }),
           503: Type.Object(
@@ -55,7 +56,7 @@ export function healthRoutes(app: App, s: Services): void {
     },
     async (_request, reply) => {
       const [database, redis] = await Promise.all([
-        within(pingDb(s.db), CHECK_MS).then(
+        within(dbReady(s.db), CHECK_MS).then(
           () => true,
           () => false,
         ),
