@@ -46,6 +46,8 @@ export interface StartOptions {
   schema?: string;
   /** Reuse a SQLite file (several instances on one store); by default each app gets its own. */
   sqliteFile?: string;
+  /** PostgreSQL only: another database than PG_URL's (a test that terminates its connections). */
+  databaseUrl?: string;
   /** Instances sharing a store must share the key of its secrets. */
   encryptionKey?: Buffer;
 }
@@ -55,7 +57,10 @@ export async function startTestApp(store: StoreKind, options: StartOptions = {})
   // A file, not :memory:, so SQLite runs as in production: a writer and a read-only connection.
   const ownDir =
     store === 'sqlite' && options.sqliteFile === undefined ? mkdtempSync(join(tmpdir(), 'op-test-')) : undefined;
-  const url = store === 'sqlite' ? `sqlite:${options.sqliteFile ?? join(ownDir ?? '', 'platform.db')}` : PG_URL;
+  const url =
+    store === 'sqlite'
+      ? `sqlite:${options.sqliteFile ?? join(ownDir ?? '', 'platform.db')}`
+      : (options.databaseUrl ?? PG_URL);
   const config: Config = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN, RATE_LIMITS: 'off', ...options.env });
   const db = await openDb(url, store === 'postgres' ? { schema } : {});
   await migrate(db);
@@ -77,7 +82,8 @@ export async function startTestApp(store: StoreKind, options: StartOptions = {})
       await app.close();
       await services.shared.close();
       await db.close();
-      if (store === 'postgres' && options.schema === undefined) await dropSchema(schema);
+      if (store === 'postgres' && options.schema === undefined && options.databaseUrl === undefined)
+        await dropSchema(schema);
       if (ownDir !== undefined) rmSync(ownDir, { recursive: true, force: true });
     },
   };

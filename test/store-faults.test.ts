@@ -1,0 +1,266 @@
+// The store failing under a running process: PostgreSQL closing the pool's connections, a SQLite
+// migration cut short or raced by a second process, and a SQLite store that cannot be written.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { sql, type Migration } from 'kysely';
+import pg from 'pg';
+import { openDb, type Db } from '../src/db/connect.js';
+import { migrate, migrations } from '../src/db/migrate.js';
+import { Errors } from '../src/errors.js';
+import { toAppError } from '../src/http/errors.js';
+import { pingDb } from '../src/modules/health/index.js';
+import { adminHeaders, startTestApp, type TestApp } from './helpers/app.js';
+import { createBot, createUsers } from './helpers/factories.js';
+import { Proc } from './helpers/process.js';
+import { PG_URL, storesUnderTest } from './helpers/stores.js';
+
+const BOUNDED = { timeout: 60_000 };
+const CHILD = fileURLToPath(new URL('./helpers/migrate-child.ts', import.meta.url));
+const hasPostgres = (await storesUnderTest()).includes('postgres');
+
+const tables = (db: Db) =>
+  db.native.dialect === 'sqlite'
+    ? db.native.writer.prepare<[], { name: string }>("select name from sqlite_master where type = 'table'").all()
+    : [];
+
+describe('SQLite migrations', () => {
+  let dir = '';
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'op-migrate-'));
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a run that fails part-way leaves the store untouched, and the next start applies everything', async () => {
+    const db = await openDb(`sqlite:${join(dir, 'failed.db')}`);
+    try {
+      let fail = true;
+      // Between the first migration and the second: what a process killed mid-run leaves behind.
+      const midway: Migration = {
+        up: async (k) => {
+          await k.schema.createTable('midway').addColumn('x', 'integer').execute();
+          if (fail) throw new Error('cut short');
+        },
+      };
+      const list = { ...migrations('sqlite'), '0001_z_midway': midway };
+      await assert.rejects(migrate(db, list), /cut short/);
+      assert.deepEqual(tables(db), [], 'no table of the failed run remains');
+      fail = false;
+      const applied = await migrate(db, list);
+      assert.deepEqual(applied, Object.keys(list).sort());
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('two processes migrating one fresh file at once both succeed, each migration applied once', BOUNDED, async () => {
+    const file = join(dir, 'raced.db');
+    const children = [0, 1].map(
+      () => new Proc(spawn(process.execPath, ['--import', 'tsx', CHILD, file], { stdio: ['pipe', 'pipe', 'pipe'] })),
+    );
+    await Promise.all(children.map((c) => c.waitFor(/^open$/m)));
+    for (const c of children) c.child.stdin?.write('go\n');
+    assert.deepEqual(await Promise.all(children.map((c) => c.exited)), [0, 0], children.map((c) => c.out).join('\n'));
+    const applied = children.map((c) => JSON.parse(/^applied (.*)$/m.exec(c.out)?.[1] ?? 'null') as string[]);
+    const all = Object.keys(migrations('sqlite'));
+    assert.deepEqual(
+      [...applied].sort((a, b) => a.length - b.length),
+      [[], all],
+      'one applied all, the other none',
+    );
+  });
+});
+
+describe('SQLite store that cannot be written', () => {
+  let t: TestApp;
+  let token = '';
+  let apiKey = '';
+  let userId = '';
+  before(async () => {
+    t = await startTestApp('sqlite');
+    const [owner] = await createUsers(t.app, 1);
+    assert.ok(owner, 'one user created');
+    userId = owner.user_id;
+    const bot = await createBot(t.app, userId);
+    token = bot.telegram_token;
+    apiKey = bot.api_key;
+    // What a read-only file does to the writer (chmod does not stop root, who runs CI here).
+    if (t.services.db.native.dialect !== 'sqlite') throw new Error('not SQLite');
+    t.services.db.native.writer.pragma('query_only = ON');
+  });
+  after(async () => {
+    if (t.services.db.native.dialect === 'sqlite') t.services.db.native.writer.pragma('query_only = OFF');
+    await t.close();
+  });
+
+  it('answers writes 503 in each surface envelope, and /readyz 503', async () => {
+    const event = await t.app.inject({
+      method: 'POST',
+      url: '/internal/v1/events',
+      headers: adminHeaders,
+      payload: {
+        events: [
+          {
+            id: 'ro-1',
+            type: 'user.upserted',
+            data: { user_id: 'ro-u', name: 'x', wallet_address: `0x${'9'.repeat(40)}` },
+          },
+        ],
+      },
+    });
+    assert.deepEqual(
+      [event.statusCode, event.json()],
+      [503, { error: 'store_unavailable', message: 'the database is unavailable; retry later' }],
+    );
+
+    const bot = await t.app.inject({
+      method: 'POST',
+      url: '/openapi/bot/sendMessage',
+      headers: { 'x-api-key': apiKey },
+      payload: { chat_id: userId, text: 'hello' },
+    });
+    assert.deepEqual(
+      [bot.statusCode, bot.json()],
+      [
+        503,
+        {
+          ok: false,
+          result: null,
+          error_code: 503,
+          message: 'the database is unavailable; retry later',
+          success: false,
+        },
+      ],
+    );
+
+    const telegram = await t.app.inject({
+      method: 'POST',
+      url: `/telegram/bot${token}/setMyCommands`,
+      payload: { commands: [{ command: 'start', description: 'Start' }] },
+    });
+    assert.deepEqual(
+      [telegram.statusCode, telegram.json()],
+      [503, { ok: false, error_code: 503, description: 'Service Unavailable' }],
+    );
+
+    const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+    assert.deepEqual([ready.statusCode, ready.json()], [503, { status: 'degraded', down: ['database'] }]);
+
+    const read = await t.app.inject({ method: 'POST', url: '/openapi/bot/getMe', headers: { 'x-api-key': apiKey } });
+    assert.equal(read.json<{ ok: boolean }>().ok, true, 'reads still answer');
+  });
+});
+
+describe('PostgreSQL closing the pool connections', { skip: !hasPostgres && 'PostgreSQL not reachable' }, () => {
+  const name = `op_faults_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_URL });
+  let t: TestApp | undefined;
+  before(async () => {
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+  });
+  after(async () => {
+    await t?.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  });
+
+  it('keeps the process up and answers once the server terminated every idle connection', BOUNDED, async () => {
+    const url = new URL(PG_URL);
+    url.pathname = `/${name}`;
+    t = await startTestApp('postgres', { databaseUrl: url.toString() });
+    const app = t.app;
+    // Several requests at once, so that the pool holds several idle connections.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => app.inject({ method: 'GET', url: '/readyz' })));
+    assert.deepEqual(
+      answers.map((r) => r.statusCode),
+      [200, 200, 200, 200, 200, 200],
+    );
+    if (t.services.db.native.dialect !== 'postgres') throw new Error('not PostgreSQL');
+    const pool = t.services.db.native.pool;
+    const idle = pool.idleCount;
+    assert.ok(idle >= 1, `idle connections: ${String(idle)}`);
+
+    let warned = 0;
+    const allWarned = new Promise<void>((resolve) => {
+      const onWarning = (w: Error & { code?: string }) => {
+        if (w.code !== 'DB_IDLE_CLOSED' || ++warned < idle) return;
+        process.off('warning', onWarning);
+        resolve();
+      };
+      process.on('warning', onWarning);
+    });
+    const killed = await admin.query<{ n: string }>(
+      'SELECT count(pg_terminate_backend(pid)) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+      [name],
+    );
+    assert.equal(Number(killed.rows[0]?.n), idle);
+    await allWarned;
+    assert.equal(pool.totalCount, 0, 'the pool dropped every terminated connection');
+
+    const res = await app.inject({
+      method: 'POST',
+      url: '/internal/v1/events',
+      headers: adminHeaders,
+      payload: {
+        events: [
+          {
+            id: 'pg-1',
+            type: 'user.upserted',
+            data: { user_id: 'pg-u', name: 'x', wallet_address: `0x${'8'.repeat(40)}` },
+          },
+        ],
+      },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+  });
+});
+
+describe('PostgreSQL that does not answer', () => {
+  it('a connection not made within the connect timeout fails as unavailable (503), not forever', BOUNDED, async () => {
+    // Accepts connections and never says a word: a server behind a black hole.
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    const address = silent.address();
+    if (address === null || typeof address === 'string') throw new Error('no port');
+    const db = await openDb(`postgres://postgres@127.0.0.1:${String(address.port)}/none`);
+    try {
+      const failed = await pingDb(db).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert.ok(failed instanceof Error, 'the ping failed');
+      assert.match(failed.message, /timeout/);
+      assert.equal(toAppError(failed, '/internal/v1/events').def, Errors.storeUnavailable);
+    } finally {
+      await db.close();
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it(
+    'runs request statements under a statement timeout',
+    { skip: !hasPostgres && 'PostgreSQL not reachable' },
+    async () => {
+      const t = await startTestApp('postgres');
+      try {
+        const row = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(t.services.db.k);
+        assert.deepEqual(row.rows, [{ statement_timeout: '1min' }]);
+      } finally {
+        await t.close();
+      }
+    },
+  );
+});
