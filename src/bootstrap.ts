@@ -63,6 +63,19 @@ async function reachRedis(config: Config): Promise<SharedState> {
   }
 }
 
+/** Migrates, naming a store left by a newer version (Kysely reports it as "corrupted migrations"). */
+async function migrateStore(db: Db): Promise<void> {
+  try {
+    await migrate(db);
+  } catch (e) {
+    const unknown = e instanceof Error ? /previously executed migration (\S+) is missing/.exec(e.message) : null;
+    if (unknown === null) throw e;
+    throw new StartupError(
+      `DATABASE_URL: the database was migrated by a newer version of the platform (migration ${unknown[1] ?? ''} is unknown to this one); upgrade the platform to that version`,
+    );
+  }
+}
+
 const KEY_CHECK = 'encryption_key_check';
 const KEY_CHECK_PLAIN = 'open-platform encryption key check';
 
@@ -141,7 +154,7 @@ export async function boot(config: Config): Promise<Booted> {
   let shared: SharedState | undefined;
   try {
     shared = await reachRedis(config);
-    await migrate(db);
+    await migrateStore(db);
     const key = await encryptionKey(db.k, config);
     const adminToken = await ensureAdminToken(db.k, config.adminToken);
     const services = createServices({
