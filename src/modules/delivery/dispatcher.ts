@@ -106,6 +106,8 @@ export class WebhookDispatcher {
   /** Deliveries under way on this instance, by bot: at most one per bot keeps its Updates in order. */
   private readonly inFlight = new Map<string, Promise<void>>();
   private telegram: TelegramWire | undefined;
+  /** Aborted by stop(): deliveries in flight end at once instead of holding the shutdown up to the webhook timeout. */
+  private abort = new AbortController();
 
   constructor(
     private readonly db: Db,
@@ -137,10 +139,17 @@ export class WebhookDispatcher {
     this.kick();
   }
 
-  /** Stops starting deliveries and waits for those under way (each ends within the webhook timeout). */
+  /**
+   * Stops starting deliveries and abandons those under way: each is recorded as a failed attempt due
+   * again at once, so the next process delivers it without waiting for the lease to run out.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    const abort = this.abort;
+    // A fresh one for deliveries started later (tick() in tests, a start() again).
+    this.abort = new AbortController();
+    abort.abort();
     await this.running;
     await Promise.all(this.inFlight.values());
   }
@@ -260,6 +269,7 @@ export class WebhookDispatcher {
       keepBody: telegram,
       allowInsecure: this.config.webhookAllowInsecure,
       now,
+      signal: this.abort.signal,
     });
     // The backoff runs from the answer: counted from the start, a receiver slower than the delay
     // was tried again as soon as it failed.
@@ -296,7 +306,8 @@ export class WebhookDispatcher {
   private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number, ended: number): Promise<void> {
     // Retry-After may ask for more than the backoff, never more than its cap (decisions.md section 2).
     const retryAfter = Math.min(attempt.retryAfterMs ?? 0, this.config.webhookRetryMaxMs);
-    const delay = Math.max(backoffMs(h.attempts, this.config), retryAfter);
+    // Abandoned by a shutdown: due again at once, for whichever process runs next.
+    const delay = attempt.abandoned === true ? 0 : Math.max(backoffMs(h.attempts, this.config), retryAfter);
     const url = h.webhook_url ?? '';
     await tx
       .updateTable('updates')

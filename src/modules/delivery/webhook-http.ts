@@ -215,7 +215,11 @@ export interface Attempt {
   body?: Buffer;
   /** The response's Content-Type, with the body: how an answer in it is to be read. */
   contentType?: string | undefined;
+  /** Cut short by the caller's signal (the platform stopping), not ended by the receiver. */
+  abandoned?: true;
 }
+
+export const ABANDONED = 'no answer before the platform stopped';
 
 /** Marks the refusal by our connect-time lookup so it is reported as such, not as a DNS failure. */
 class DisallowedAddressError extends Error {
@@ -318,6 +322,8 @@ export async function postWebhook(input: {
   keepBody?: boolean;
   /** How the host name is resolved (tests); the c-ares resolver and WEBHOOK_DNS_LIMIT_MS by default. */
   dns?: WebhookDns;
+  /** Aborting it ends the attempt at once, as abandoned (a shutdown must not wait for the timeout). */
+  signal?: AbortSignal;
 }): Promise<Attempt> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -329,7 +335,10 @@ export async function postWebhook(input: {
     durationMs: elapsed(),
   });
 
+  const abandoned = (): Attempt => ({ ...failure(ABANDONED), abandoned: true });
+
   try {
+    if (input.signal?.aborted === true) return abandoned();
     const pre = precheck(input.url, input.allowInsecure);
     if ('reason' in pre) return failure(pre.reason);
     const timeoutMs = input.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
@@ -368,6 +377,7 @@ export async function postWebhook(input: {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        input.signal?.removeEventListener('abort', abandon);
         // Nothing more is wanted from this connection (agent: false, so it is never pooled).
         req.destroy();
         resolve(attempt);
@@ -378,6 +388,11 @@ export async function postWebhook(input: {
         // Once the status is in, the outcome is known; only the body was slow.
         settle(response ? outcome(response) : failure(`timeout after ${timeoutMs / 1000} s`));
       }, timeoutMs);
+
+      const abandon = () => {
+        settle(abandoned());
+      };
+      input.signal?.addEventListener('abort', abandon, { once: true });
 
       req.on('error', (err) => {
         settle(response ? outcome(response) : failure(describeError(err)));
