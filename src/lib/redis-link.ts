@@ -3,6 +3,9 @@
 import type { Redis } from 'ioredis';
 import { within } from './deadline.js';
 
+/** Longest wait for one Redis command; far above a healthy answer, short enough for a request. */
+export const COMMAND_TIMEOUT_MS = 750;
+
 export type LinkListener = (up: boolean, detail: string) => void;
 
 export class RedisLink {
@@ -21,7 +24,10 @@ export class RedisLink {
   static async open(url: string): Promise<RedisLink> {
     const { Redis: Client } = await import('ioredis');
     return new RedisLink(url, () => {
-      const redis = new Client(url, { maxRetriesPerRequest: 2 });
+      // commandTimeout: a Redis that accepts but never answers (frozen, a dead peer behind a live
+      // proxy) fails each command, so `either` falls back instead of hanging the request. No
+      // blocking command is used, and the subscriber's SUBSCRIBE answers at once.
+      const redis = new Client(url, { maxRetriesPerRequest: 2, commandTimeout: COMMAND_TIMEOUT_MS });
       // ioredis prints every connection error to the console unless someone listens.
       redis.on('error', () => undefined);
       return redis;
