@@ -74,3 +74,42 @@ it('TRUST_PROXY lists addresses and CIDR ranges, and names each entry that is ne
     },
   );
 });
+
+it('refuses settings that parsed but could not work, naming each', () => {
+  const refused = (env: Record<string, string>): string[] => {
+    try {
+      loadConfig(env);
+      return [];
+    } catch (e) {
+      assert.ok(e instanceof ConfigError, 'e instanceof ConfigError');
+      return e.problems;
+    }
+  };
+  assert.deepEqual(refused({ PORT: '08080' }), ['PORT must be a whole number from 0 to 65535 (got "08080")']);
+  assert.deepEqual(refused({ ADMIN_TOKEN: ' '.repeat(16) }), ['ADMIN_TOKEN must not contain spaces']);
+  assert.deepEqual(refused({ METRICS_TOKEN: ' ' }), ['METRICS_TOKEN must not contain spaces']);
+  assert.deepEqual(refused({ ENCRYPTION_KEY: `${'A'.repeat(43)}!=` }), ['ENCRYPTION_KEY must be 32 bytes in base64']);
+  assert.deepEqual(refused({ WEBHOOK_RETRY_BASE_MS: '5000', WEBHOOK_RETRY_MAX_MS: '1000' }), [
+    'WEBHOOK_RETRY_BASE_MS (5000) must not exceed WEBHOOK_RETRY_MAX_MS (1000)',
+  ]);
+  for (const url of ['https://open example', 'https://open.example/?a=1', 'https://open.example/#x']) {
+    assert.deepEqual(refused({ PUBLIC_URL: url }), [
+      `PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "${url.replace(/\/+$/, '')}")`,
+    ]);
+  }
+  assert.deepEqual(refused({ REDIS_URL: 'redis:// ' }), ['REDIS_URL must be redis://... or rediss://...']);
+  assert.deepEqual(refused({ DATABASE_URL: 'sqlite: ' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "sqlite: ")',
+  ]);
+  // Still accepted: a path with a space inside, a PUBLIC_URL with a path, a 32-byte key.
+  assert.deepEqual(
+    refused({
+      DATABASE_URL: 'sqlite:./my data/platform.db',
+      PUBLIC_URL: 'https://open.example/platform/',
+      ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      WEBHOOK_RETRY_BASE_MS: '1000',
+      WEBHOOK_RETRY_MAX_MS: '1000',
+    }),
+    [],
+  );
+});

@@ -68,7 +68,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const int = (name: string, fallback: number, min: number, max: number): number => {
     const raw = env[name];
     if (raw === undefined || raw === '') return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    // No leading zeros: 08080 reads as 8080 here but as octal or an error elsewhere.
+    if (!/^(0|[1-9]\d*)$/.test(raw) || Number(raw) < min || Number(raw) > max) {
       problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
       return fallback;
     }
@@ -85,19 +86,31 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const port = int('PORT', 8080, 0, 65535);
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/platform.db';
-  if (!/^sqlite:.+/.test(databaseUrl) && !/^postgres(ql)?:\/\/.+/.test(databaseUrl)) {
+  // A path may hold spaces inside, never at either end (`sqlite: ` named a file called space).
+  if (!/^sqlite:\S(.*\S)?$/.test(databaseUrl) && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
     problems.push(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${databaseUrl}")`);
   }
   const redisUrl = env.REDIS_URL || undefined;
-  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
+  if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     problems.push(`REDIS_URL must be redis://... or rediss://...`);
   }
   const adminToken = env.ADMIN_TOKEN || undefined;
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
+  // A bearer token ends at a space: one with spaces could never be presented.
+  if (adminToken !== undefined && /\s/.test(adminToken)) problems.push('ADMIN_TOKEN must not contain spaces');
+  const metricsToken = env.METRICS_TOKEN || undefined;
+  if (metricsToken !== undefined && /\s/.test(metricsToken)) problems.push('METRICS_TOKEN must not contain spaces');
   const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
-  if (!/^https?:\/\/[^/]+/.test(publicUrl)) problems.push(`PUBLIC_URL must be an http(s) address (got "${publicUrl}")`);
+  // Links are built by appending paths: a query or fragment would end up in the middle of them.
+  if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
+    problems.push(`PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "${publicUrl}")`);
+  }
   const encryptionKey = env.ENCRYPTION_KEY || undefined;
-  if (encryptionKey !== undefined && Buffer.from(encryptionKey, 'base64').length !== 32) {
+  // Node's base64 decoder skips characters it does not know, so the length alone let typos through.
+  if (
+    encryptionKey !== undefined &&
+    (!/^[A-Za-z0-9+/]+={0,2}$/.test(encryptionKey) || Buffer.from(encryptionKey, 'base64').length !== 32)
+  ) {
     problems.push('ENCRYPTION_KEY must be 32 bytes in base64');
   }
   const trustProxy = (env.TRUST_PROXY ?? '')
@@ -137,10 +150,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 1000, 1, 3_600_000),
     webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 1, 86_400_000),
     updateRetentionS: int('UPDATE_RETENTION_S', 86_400, 1, 2_592_000),
-    metricsToken: env.METRICS_TOKEN || undefined,
+    metricsToken,
     playground: flag('PLAYGROUND', true, ['on', '1', 'true'], ['off', '0', 'false']),
     trustProxy,
   };
+  if (config.webhookRetryBaseMs > config.webhookRetryMaxMs) {
+    problems.push(
+      `WEBHOOK_RETRY_BASE_MS (${config.webhookRetryBaseMs}) must not exceed WEBHOOK_RETRY_MAX_MS (${config.webhookRetryMaxMs})`,
+    );
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
