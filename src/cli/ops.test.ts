@@ -105,8 +105,13 @@ describe('cli for operators', () => {
     const again = await cli(['backup', copy]);
     assert.deepEqual(again, { code: 1, stdout: '', stderr: `backup: ${copy} already exists; choose a new file\n` });
 
-    // Restore: the copy becomes the database of a fresh directory.
+    // Restore: the copy becomes the database of a fresh directory. Without the key its secrets
+    // were sealed with, the store is refused, naming the setting.
     copyFileSync(copy, join(restored.dir, 'platform.db'));
+    const keyless = await cli(['ledger-check'], { env: { ...env, ...restored.env } });
+    assert.equal(keyless.code, 1);
+    assert.match(keyless.stderr, /KEY_FILE: there is no key file at .* to open the secrets in the database/);
+    copyFileSync(store.KEY_FILE, restored.env.KEY_FILE);
     const check = await cli(['ledger-check'], {
       env: { ...env, ...restored.env },
     });

@@ -12,11 +12,15 @@ import type { UnitOfWork } from '../../db/work.js';
 import type { Metrics } from '../../http/metrics.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
+import { within } from '../../lib/deadline.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
 import { expireUpdates } from './repo.js';
 import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
+
+/** How long a stop waits for deliveries under way before it abandons them. */
+const STOP_GRACE_MS = 1_000;
 
 /** Longer than one attempt can take, so a lease outlives its attempt but not a crashed sender. */
 const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
@@ -140,18 +144,28 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Stops starting deliveries and abandons those under way: each is recorded as a failed attempt due
-   * again at once, so the next process delivers it without waiting for the lease to run out.
+   * Stops starting deliveries, gives those under way STOP_GRACE_MS to end (a receiver answers in
+   * milliseconds as a rule: its answer is then recorded as it was), and abandons the rest: each is
+   * recorded as a failed attempt due again at once, so the next process delivers it without
+   * waiting for the lease to run out, and the shutdown never waits out the webhook timeout.
    */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.running;
+    const underWay = Promise.all(this.inFlight.values());
+    if (
+      await within(underWay, STOP_GRACE_MS).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
     const abort = this.abort;
     // A fresh one for deliveries started later (tick() in tests, a start() again).
     this.abort = new AbortController();
     abort.abort();
-    await this.running;
-    await Promise.all(this.inFlight.values());
+    await underWay;
   }
 
   /** Runs a pass now (or right after the current one). */
