@@ -250,14 +250,35 @@ describe('PostgreSQL that does not answer', () => {
     }
   });
 
+  it("a client's aborted body (Fastify passes Node's ECONNRESET with status 400) is not the store's fault", () => {
+    const aborted = Object.assign(new Error('aborted'), { code: 'ECONNRESET', statusCode: 400 });
+    assert.notEqual(toAppError(aborted, '/internal/v1/events').def, Errors.storeUnavailable);
+    const lost = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+    assert.equal(toAppError(lost, '/internal/v1/events').def, Errors.storeUnavailable, 'a driver socket error is');
+  });
+
   it(
-    'runs request statements under a statement timeout',
+    'runs request statements under a statement timeout, and migrations without one',
     { skip: !hasPostgres && 'PostgreSQL not reachable' },
     async () => {
       const t = await startTestApp('postgres');
       try {
-        const row = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(t.services.db.k);
-        assert.deepEqual(row.rows, [{ statement_timeout: '1min' }]);
+        const timeout = async () =>
+          (await sql<{ statement_timeout: string }>`show statement_timeout`.execute(t.services.db.k)).rows;
+        assert.deepEqual(await timeout(), [{ statement_timeout: '1min' }]);
+        // Migrations run without it, the wait for another instance's migration lock included (the
+        // same session), and give their connection back with it.
+        const seen: string[] = [];
+        const probe: Migration = {
+          up: async (k) => {
+            const r = await sql<{ statement_timeout: string }>`show statement_timeout`.execute(k);
+            seen.push(...r.rows.map((row) => row.statement_timeout));
+          },
+        };
+        const list = { ...migrations('postgres'), '9000_probe': probe };
+        assert.deepEqual(await migrate(t.services.db, list), ['9000_probe']);
+        assert.deepEqual(seen, ['0']);
+        assert.deepEqual(await timeout(), [{ statement_timeout: '1min' }]);
       } finally {
         await t.close();
       }

@@ -59,29 +59,28 @@ async function migrateSqlite(k: Kysely<DB>, writer: SQLite.Database, list: Recor
   });
 }
 
+/**
+ * The pool's statement timeout (connect.ts) is for requests: an index build on a large table may
+ * take longer, and so may the wait for Kysely's migration lock while another instance runs one.
+ * The run therefore has a connection of its own with no timeout, given back as the pool had it.
+ */
 async function migratePostgres(db: Db, list: Record<string, Migration>) {
-  // The pool's statement timeout (connect.ts) is for requests; an index build on a large table may
-  // take longer. Kysely runs PostgreSQL migrations in one transaction, so SET LOCAL lasts for it.
-  const untimed = Object.fromEntries(
-    Object.entries(list).map(([name, m]): [string, Migration] => [
-      name,
-      // Up only: the application never migrates down.
-      {
-        up: async (k) => {
-          await sql`set local statement_timeout = 0`.execute(k);
-          await m.up(k);
-        },
-      },
-    ]),
-  );
-  const migrator = new Migrator({
-    db: db.k,
-    provider: provider(untimed),
-    // Kysely looks for its bookkeeping tables in this schema only: several schemas in one
-    // PostgreSQL database (tests, tenants) must not see each other's.
-    ...(db.schema !== undefined ? { migrationTableSchema: db.schema } : {}),
+  return db.k.connection().execute(async (conn) => {
+    await sql`set statement_timeout = 0`.execute(conn);
+    try {
+      const migrator = new Migrator({
+        db: conn,
+        provider: provider(list),
+        // Kysely looks for its bookkeeping tables in this schema only: several schemas in one
+        // PostgreSQL database (tests, tenants) must not see each other's.
+        ...(db.schema !== undefined ? { migrationTableSchema: db.schema } : {}),
+      });
+      return await migrateRetrying(migrator);
+    } finally {
+      // A connection broken meanwhile is dropped by the pool; its failure must not hide the run's.
+      await sql`reset statement_timeout`.execute(conn).catch(() => undefined);
+    }
   });
-  return migrateRetrying(migrator);
 }
 
 // Kysely's migrator lists the tables of every schema before it starts; a schema dropped by

@@ -8,13 +8,18 @@ import { describeValidation } from './validation.js';
 const isFastifyError = (e: unknown): e is FastifyError =>
   e instanceof Error && 'code' in e && typeof e.code === 'string';
 
+const isClientFault = (e: unknown): boolean =>
+  e instanceof Error && 'statusCode' in e && typeof e.statusCode === 'number' && e.statusCode < 500;
+
 /** The registry entry for a client's malformed request on a surface. */
 export const paramErrorFor = (url: string): ErrorDef =>
   surfaceOf(url) === 'internal' ? Errors.invalidRequest : Errors.paramError;
 
 export function toAppError(error: unknown, url: string): AppError {
   if (error instanceof AppError) return error;
-  if (storeUnavailable(error)) return new AppError(Errors.storeUnavailable);
+  // A client's own fault (Fastify's statusCode below 500: an aborted body is an ECONNRESET) is not
+  // the store's, whatever socket code it carries.
+  if (!isClientFault(error) && storeUnavailable(error)) return new AppError(Errors.storeUnavailable);
   if (!isFastifyError(error)) return new AppError(Errors.internal);
   if (error.validation !== undefined) {
     return new AppError(paramErrorFor(url), describeValidation(error.validationContext ?? 'request', error.validation));
