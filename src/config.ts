@@ -85,31 +85,35 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   };
 
   const port = int('PORT', 8080, 0, 65535);
-  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/platform.db';
+  // Secrets and addresses are read trimmed: a value mounted from a file (a Kubernetes secret)
+  // usually ends in a newline, which no one means.
+  const text = (name: string): string | undefined => env[name]?.trim() || undefined;
+  const databaseUrl = text('DATABASE_URL') ?? 'sqlite:./data/platform.db';
   // A path may hold spaces inside, never at either end (`sqlite: ` named a file called space).
   if (!/^sqlite:\S(.*\S)?$/.test(databaseUrl) && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
     problems.push(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${databaseUrl}")`);
   }
-  const redisUrl = env.REDIS_URL || undefined;
+  const redisUrl = text('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     problems.push(`REDIS_URL must be redis://... or rediss://...`);
   }
-  const adminToken = env.ADMIN_TOKEN || undefined;
+  const adminToken = text('ADMIN_TOKEN');
   if (adminToken !== undefined && adminToken.length < 16) problems.push('ADMIN_TOKEN must be at least 16 characters');
   // A bearer token ends at a space: one with spaces could never be presented.
   if (adminToken !== undefined && /\s/.test(adminToken)) problems.push('ADMIN_TOKEN must not contain spaces');
-  const metricsToken = env.METRICS_TOKEN || undefined;
+  const metricsToken = text('METRICS_TOKEN');
   if (metricsToken !== undefined && /\s/.test(metricsToken)) problems.push('METRICS_TOKEN must not contain spaces');
-  const publicUrl = (env.PUBLIC_URL || `http://localhost:${port}`).replace(/\/+$/, '');
+  const publicUrl = (text('PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   // Links are built by appending paths: a query or fragment would end up in the middle of them.
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
     problems.push(`PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "${publicUrl}")`);
   }
-  const encryptionKey = env.ENCRYPTION_KEY || undefined;
-  // Node's base64 decoder skips characters it does not know, so the length alone let typos through.
+  const encryptionKey = text('ENCRYPTION_KEY');
+  // Node's base64 decoder skips characters it does not know, so the length alone let typos through
+  // (it reads the URL-safe alphabet too, which key generators also print).
   if (
     encryptionKey !== undefined &&
-    (!/^[A-Za-z0-9+/]+={0,2}$/.test(encryptionKey) || Buffer.from(encryptionKey, 'base64').length !== 32)
+    (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(encryptionKey) || Buffer.from(encryptionKey, 'base64').length !== 32)
   ) {
     problems.push('ENCRYPTION_KEY must be 32 bytes in base64');
   }
@@ -154,11 +158,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     playground: flag('PLAYGROUND', true, ['on', '1', 'true'], ['off', '0', 'false']),
     trustProxy,
   };
-  if (config.webhookRetryBaseMs > config.webhookRetryMaxMs) {
-    problems.push(
-      `WEBHOOK_RETRY_BASE_MS (${config.webhookRetryBaseMs}) must not exceed WEBHOOK_RETRY_MAX_MS (${config.webhookRetryMaxMs})`,
-    );
-  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
