@@ -63,10 +63,13 @@ async function reachRedis(config: Config): Promise<SharedState> {
   }
 }
 
-/** Migrates, naming a store left by a newer version (Kysely reports it as "corrupted migrations"). */
-async function migrateStore(db: Db): Promise<void> {
+/**
+ * Migrates (answering the migrations applied), naming a store left by a newer version (Kysely
+ * reports it as "corrupted migrations"): for the server's start and the CLI's migrate alike.
+ */
+export async function migrateStore(db: Db): Promise<string[]> {
   try {
-    await migrate(db);
+    return await migrate(db);
   } catch (e) {
     const unknown = e instanceof Error ? /previously executed migration (\S+) is missing/.exec(e.message) : null;
     if (unknown === null) throw e;
@@ -94,9 +97,10 @@ function opens(box: SecretBox, sealed: string): boolean {
  * platform looked ready but answered 500 for every bot and delivered no webhook. The store keeps a
  * value sealed on its first start and checks it on every start; a store from before the check gets
  * it once one of its secrets opens. A key file that did not exist is written only once it is
- * accepted, so a wrong KEY_FILE path leaves nothing behind.
+ * accepted, so a wrong KEY_FILE path leaves nothing behind. Answers false when another process
+ * starting beside this one wrote the key file first: that key is the one to check.
  */
-async function checkEncryptionKey(db: Kysely<DB>, found: EncryptionKey): Promise<void> {
+async function checkEncryptionKey(db: Kysely<DB>, found: EncryptionKey): Promise<boolean> {
   const box = new SecretBox(found.key);
   const which =
     found.setting === 'ENCRYPTION_KEY'
@@ -110,7 +114,7 @@ async function checkEncryptionKey(db: Kysely<DB>, found: EncryptionKey): Promise
   const stored = await db.selectFrom('meta').select('value').where('key', '=', KEY_CHECK).executeTakeFirst();
   if (stored !== undefined) {
     if (!opens(box, stored.value)) throw wrong;
-    return;
+    return true;
   }
   const secret =
     (await db.selectFrom('apps').select('app_secret_enc as sealed').limit(1).executeTakeFirst()) ??
@@ -121,7 +125,7 @@ async function checkEncryptionKey(db: Kysely<DB>, found: EncryptionKey): Promise
       .limit(1)
       .executeTakeFirst());
   if (secret?.sealed != null && !opens(box, secret.sealed)) throw wrong;
-  if (found.unsaved) saveKeyFile(found.path, found.key);
+  if (found.unsaved && !saveKeyFile(found.path, found.key)) return false;
   await db
     .insertInto('meta')
     .values({ key: KEY_CHECK, value: box.seal(KEY_CHECK_PLAIN) })
@@ -130,14 +134,18 @@ async function checkEncryptionKey(db: Kysely<DB>, found: EncryptionKey): Promise
   // Another instance starting on a new store at the same moment may have sealed it first.
   const winner = await db.selectFrom('meta').select('value').where('key', '=', KEY_CHECK).executeTakeFirstOrThrow();
   if (!opens(box, winner.value)) throw wrong;
+  return true;
 }
 
 /** The key for secrets at rest, checked against the store. */
 async function encryptionKey(db: Kysely<DB>, config: Config): Promise<Buffer> {
   try {
     const found = readEncryptionKey(config);
-    await checkEncryptionKey(db, found);
-    return found.key;
+    if (await checkEncryptionKey(db, found)) return found.key;
+    // Another process wrote its key file first: both use that one.
+    const written = readEncryptionKey(config);
+    await checkEncryptionKey(db, written);
+    return written.key;
   } catch (e) {
     throw e instanceof KeySettingError ? new StartupError(e.message) : e;
   }

@@ -3,13 +3,14 @@
 // stops the start naming the setting, where it used to start "ready" and answer 500 for every bot.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { freshStore } from '../bench/lib/store.js';
 import { boot, StartupError } from '../src/bootstrap.js';
 import { loadConfig } from '../src/config.js';
+import { saveKeyFile } from '../src/lib/keys.js';
 import { PG_URL, storesUnderTest } from './helpers/stores.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'op-key-'));
@@ -42,6 +43,22 @@ async function withServices(
 
 const wrongFile = (path: string) =>
   `KEY_FILE: the key in ${path} does not open the secrets in the database; set KEY_FILE (an absolute path) or ENCRYPTION_KEY to the key this database was created with`;
+
+it('a generated key file never replaces one another process wrote meanwhile', () => {
+  const path = join(dir, 'raced.key');
+  const theirs = `${randomBytes(32).toString('base64')}\n`;
+  assert.equal(saveKeyFile(path, randomBytes(32)), true, 'the first writer');
+  const ours = readFileSync(path, 'utf8');
+  writeFileSync(path, theirs);
+  assert.equal(saveKeyFile(path, randomBytes(32)), false, 'a later writer is told');
+  assert.equal(readFileSync(path, 'utf8'), theirs, 'and the key on disk stays');
+  assert.notEqual(ours, theirs);
+  assert.deepEqual(
+    readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+    [],
+    'no temporary file is left',
+  );
+});
 
 for (const store of await storesUnderTest()) {
   describe(`encryption key checked at start [${store}]`, () => {

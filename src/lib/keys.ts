@@ -1,7 +1,7 @@
 // Where the key for secrets at rest comes from: ENCRYPTION_KEY, else a key file created once
 // beside the data (0600). Several instances sharing one database must share ENCRYPTION_KEY.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config.js';
 
@@ -37,12 +37,21 @@ export function readEncryptionKey(config: Pick<Config, 'encryptionKey' | 'keyFil
 }
 
 /**
- * Writes a generated key file: to a temporary file renamed into place, so a crash or a full disk
- * leaves either no key file or a whole one, never an empty or short one.
+ * Writes a generated key file, whole or not at all: to a temporary file linked into place, so a
+ * crash or a full disk never leaves an empty or short one, and a key file another process starting
+ * beside this one wrote meanwhile is never replaced. Answers false when that one was there first.
  */
-export function saveKeyFile(path: string, key: Buffer): void {
+export function saveKeyFile(path: string, key: Buffer): boolean {
   mkdirSync(dirname(path), { recursive: true });
   const temporary = `${path}.${process.pid}.tmp`;
   writeFileSync(temporary, `${key.toString('base64')}\n`, { mode: 0o600, flush: true });
-  renameSync(temporary, path);
+  try {
+    linkSync(temporary, path);
+    return true;
+  } catch (e) {
+    if (e instanceof Error && 'code' in e && e.code === 'EEXIST') return false;
+    throw e;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }

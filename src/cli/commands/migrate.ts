@@ -1,6 +1,6 @@
+import { migrateStore } from '../../bootstrap.js';
 import { loadConfig } from '../../config.js';
 import { openDb } from '../../db/connect.js';
-import { migrate } from '../../db/migrate.js';
 import { json, parse, type Command } from '../io.js';
 
 export const migrateCommand: Command = {
@@ -11,7 +11,7 @@ export const migrateCommand: Command = {
     const v = parse(this, args, {});
     const db = await openDb(loadConfig(io.env).databaseUrl);
     try {
-      const applied = await migrate(db);
+      const applied = await migrateStore(db);
       if (v.json === true) io.stdout.write(json({ applied }));
       else
         io.stdout.write(applied.length === 0 ? 'schema up to date\n' : applied.map((m) => `applied ${m}\n`).join(''));
