@@ -20,7 +20,7 @@ describe('Redis frozen while running', { skip: !hasRedisServer && 'redis-server 
   });
 
   // Bounded well below "forever", above a few command timeouts.
-  it('nonce claims and rate limits answer from memory', { timeout: 20_000 }, async () => {
+  it('nonce claims answer from memory', { timeout: 20_000 }, async () => {
     redis = await startRedis(await freePort());
     const port = /port (\d+)/.exec(redis.child.spawnargs.join(' '))?.[1] ?? '';
     shared = await openSharedState(`redis://127.0.0.1:${port}`);

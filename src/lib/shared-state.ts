@@ -239,12 +239,12 @@ export class RedisBus extends LocalBus {
     sub.on('ready', () => {
       const afterLoss = this.listened;
       this.listened = true;
-      this.sub.subscribe(...this.subscribed).then(
-        () => {
-          if (afterLoss) this.emitter.emit(GAP, '');
-        },
-        () => undefined,
-      );
+      // After a loss the gap is told whether or not the subscription holds (a slow SUBSCRIBE times
+      // out): caches that missed announcements must forget either way.
+      const told = () => {
+        if (afterLoss) this.emitter.emit(GAP, '');
+      };
+      this.sub.subscribe(...this.subscribed).then(told, told);
     });
     // Either connection may be the one that was lost (publish falls back on the link's loss, or on
     // a failed publish): tell the others as soon as either is back, not only with the next message.

@@ -260,6 +260,8 @@ export class WebhookDispatcher {
   }
 
   private async deliver(h: Head): Promise<void> {
+    // Taken before any wait: a stop meanwhile aborts this one, not the fresh one it leaves behind.
+    const { signal } = this.abort;
     if (h.webhook_url === null || h.webhook_key_enc === null) return;
     const now = this.clock.now();
     const stored = parseStored(h.payload);
@@ -283,7 +285,7 @@ export class WebhookDispatcher {
       keepBody: telegram,
       allowInsecure: this.config.webhookAllowInsecure,
       now,
-      signal: this.abort.signal,
+      signal,
     });
     // The backoff runs from the answer: counted from the start, a receiver slower than the delay
     // was tried again as soon as it failed.

@@ -389,8 +389,9 @@ export async function postWebhook(input: {
         settle(response ? outcome(response) : failure(`timeout after ${timeoutMs / 1000} s`));
       }, timeoutMs);
 
+      // A status already received is the receiver's answer (a slow body after it still counts).
       const abandon = () => {
-        settle(abandoned());
+        settle(response ? outcome(response) : abandoned());
       };
       input.signal?.addEventListener('abort', abandon, { once: true });
 
