@@ -67,6 +67,9 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     // A request must arrive whole within a minute (Node answers 408 through clientErrorHandler):
     // Fastify's default, 0, let a body that stops arriving hold its connection for ever.
     requestTimeout: 60_000,
+    // A connection silent this long is closed: one that never sends a request held its socket and
+    // descriptor for ever. Above the longest long poll (50 s), which writes nothing while it waits.
+    connectionTimeout: 70_000,
     // request.ip is the client's only behind the proxies TRUST_PROXY names.
     ...(s.config.trustProxy.length > 0 ? { trustProxy: s.config.trustProxy } : {}),
     // One line per request is written by the onResponse hook below instead of Fastify's two.

@@ -17,6 +17,10 @@ await describeStores('HTTP shell', (t) => {
   const post = (url: string, payload: string, headers: Record<string, string> = {}) =>
     postJson(t(), url, payload, headers);
 
+  it('closes a connection silent for 70 s (one that never sent a request was held for ever), above the 50 s long poll', () => {
+    assert.deepEqual([t().app.server.timeout, t().app.server.requestTimeout], [70_000, 60_000]);
+  });
+
   it('GET /healthz answers 200 without authentication', async () => {
     const res = await t().app.inject({ method: 'GET', url: '/healthz' });
     assert.equal(res.statusCode, 200);
