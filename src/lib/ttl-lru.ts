@@ -73,12 +73,16 @@ export class TtlCache<V extends object | string | number | boolean> extends LRUC
    * finds is cached only if nothing was dropped while it read: a change announced meanwhile may
    * have been committed after the read saw the row, and caching the row would keep it until the TTL.
    */
-  async getOrRead(key: string, read: () => Promise<V | undefined>): Promise<V | undefined> {
+  async getOrRead(
+    key: string,
+    read: () => Promise<V | undefined>,
+    keep: (value: V) => boolean = () => true,
+  ): Promise<V | undefined> {
     const cached = this.get(key);
     if (cached !== undefined) return cached;
     const drops = this.drops;
     const value = await read();
-    if (value !== undefined && drops === this.drops) this.set(key, value);
+    if (value !== undefined && keep(value) && drops === this.drops) this.set(key, value);
     return value;
   }
 

@@ -127,15 +127,19 @@ export class MessagingService {
   }
 
   /**
-   * The sender's level and role in a group (role null: not a member), cached: read on every group
-   * send. Inside a transaction it is read through it, uncached: see `admit`.
+   * The sender's level and role in a group (role null: not a member), cached when a member: read
+   * on every group send. Inside a transaction it is read through it, uncached: see `admit`.
    */
   private async senderInGroup(at: Reading, groupId: string, sender: string): Promise<SenderInGroup | undefined> {
     const read = async () => {
       const row = await at.one(this.st.senderInGroup, [groupId, sender]);
       return row === undefined ? undefined : { userId: sender, level: row.level, role: row.role };
     };
-    return at.tx === undefined ? this.members.getOrRead(memberKey(groupId, sender), read) : read();
+    // Only memberships are kept: a sender naming made-up groups (refused before any rate limit)
+    // would otherwise fill the cache with them and push real memberships out.
+    return at.tx === undefined
+      ? this.members.getOrRead(memberKey(groupId, sender), read, (s) => s.role !== null)
+      : read();
   }
 
   /**
