@@ -182,6 +182,14 @@ await describeStores('Telegram bot API through grammY', (t) => {
   });
 
   it('getChat, getChatMember, getChatMemberCount', async () => {
+    // Required by aiogram 3 and python-telegram-bot 22.1+ (Bot API 9.0): without it getChat fails there.
+    const noGifts = {
+      unlimited_gifts: false,
+      limited_gifts: false,
+      unique_gifts: false,
+      premium_subscription: false,
+      gifts_from_channels: false,
+    };
     const gid = await groupNumber();
     const aliceId = await number(alice.user_id);
     assert.deepEqual(await bot.api.getChat(gid), {
@@ -190,6 +198,7 @@ await describeStores('Telegram bot API through grammY', (t) => {
       title: 'Telegram testers',
       accent_color_id: 0,
       max_reaction_count: 0,
+      accepted_gift_types: noGifts,
     });
     assert.equal((await bot.api.getChatMember(gid, aliceId)).status, 'creator');
     assert.equal((await bot.api.getChatMember(gid, await number(creds.bot_user_id))).status, 'member');
@@ -201,6 +210,7 @@ await describeStores('Telegram bot API through grammY', (t) => {
       first_name: alice.name,
       accent_color_id: 0,
       max_reaction_count: 0,
+      accepted_gift_types: noGifts,
     });
   });
 

@@ -27,6 +27,19 @@ export async function chatOf(call: MethodCall, id: number | string) {
   return { chat, group: undefined };
 }
 
+/**
+ * Which gifts a chat accepts: none, as nothing here can be gifted. Telegram's ChatFullInfo always
+ * carries it since Bot API 9.0, and aiogram 3 and python-telegram-bot 22.1+ refuse one without it
+ * (python-telegram-bot 22.6 and aiogram also require gifts_from_channels).
+ */
+const ACCEPTED_GIFT_TYPES = {
+  unlimited_gifts: false,
+  limited_gifts: false,
+  unique_gifts: false,
+  premium_subscription: false,
+  gifts_from_channels: false,
+};
+
 const STATUS: Record<GroupRole, 'administrator' | 'member'> = {
   admin: 'administrator',
   moderator: 'administrator',
@@ -70,6 +83,13 @@ export const chatMethods = [
       first_name: Type.Optional(Type.String()),
       accent_color_id: Type.Integer(),
       max_reaction_count: Type.Integer(),
+      accepted_gift_types: Type.Object({
+        unlimited_gifts: Type.Boolean(),
+        limited_gifts: Type.Boolean(),
+        unique_gifts: Type.Boolean(),
+        premium_subscription: Type.Boolean(),
+        gifts_from_channels: Type.Boolean(),
+      }),
     }),
     run: async (call, p) => {
       const { chat } = await chatOf(call, p.chat_id);
@@ -77,7 +97,7 @@ export const chatMethods = [
         call.s.db.k,
         chat.type === 'group' ? { groups: [chat.id] } : { users: [chat.id] },
       );
-      return { ...dir.chat(chat), accent_color_id: 0, max_reaction_count: 0 };
+      return { ...dir.chat(chat), accent_color_id: 0, max_reaction_count: 0, accepted_gift_types: ACCEPTED_GIFT_TYPES };
     },
   }),
   method({
