@@ -44,6 +44,12 @@ declare module 'fastify' {
 }
 
 export const BODY_LIMIT = 64 * 1024;
+/**
+ * The longest request head Node parses (its default is 16 KiB; beyond it, 431). pyTelegramBotAPI
+ * sends every parameter in the query string, where the longest message (5,000 characters, a
+ * 4-byte one 12 bytes as %XX) is 60,000 bytes; Telegram takes heads up to 256 KiB.
+ */
+export const MAX_HEADER_SIZE = 64 * 1024;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 // Request ids: unique per process start, cheaper than a UUID per request.
 const ID_PREFIX = randomBytes(4).toString('hex');
@@ -64,6 +70,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   const app: App = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
+    // Fastify 5 has no option of its own for this: `http` goes to http.createServer. A head still
+    // arriving after Node's headersTimeout (60 s, checked every 30 s) is refused with 408, so a
+    // stranger holds at most 64 KiB of head per connection for about a minute: no more than the
+    // body (bodyLimit) any connection may already send for as long. How many connections one may
+    // open is not capped here (the descriptor limit, or a proxy in front, does that).
+    http: { maxHeaderSize: MAX_HEADER_SIZE },
     // A request must arrive whole within a minute (Node answers 408 through clientErrorHandler):
     // Fastify's default, 0, let a body that stops arriving hold its connection for ever.
     requestTimeout: 60_000,

@@ -165,24 +165,28 @@ await describeStores('hostile input', (t) => {
     });
   });
 
-  it('headers beyond what Node parses get the envelope of the path, not the default body', async () => {
+  it('a head beyond what Node parses (64 KiB) is a 431 in an envelope, not the default body', async () => {
     const port = await listeningPort(t().app);
-    const big = `X-Big: ${'a'.repeat(20_000)}`;
-    const botMethod = await rawRequest(port, `POST /openapi/bot/getMe HTTP/1.1\r\nHost: x\r\n${big}`);
-    assert.equal(botMethod.status, 200);
-    assert.deepEqual(JSON.parse(botMethod.body), {
+    // Node reads a connection 64 KiB at a time, so the read that overflows never holds the request
+    // line: the path, and so its surface, is unknown, and the answer is in the operator API's envelope.
+    const big = `X-Big: ${'a'.repeat(70_000)}`;
+    for (const line of ['POST /openapi/bot/getMe HTTP/1.1', 'GET /openapi/user/info HTTP/1.1']) {
+      const r = await rawRequest(port, `${line}\r\nHost: x\r\n${big}`);
+      assert.equal(r.status, 431, line);
+      assert.deepEqual(JSON.parse(r.body), { error: 'headers_too_large', message: 'request headers too large' }, line);
+    }
+    // Within it, a large header is read as any other.
+    const within = await rawRequest(
+      port,
+      `POST /openapi/bot/getMe HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(40_000)}`,
+    );
+    assert.equal(within.status, 200);
+    assert.deepEqual(JSON.parse(within.body), {
       ok: false,
       result: null,
-      error_code: 431,
-      message: 'request headers too large',
+      error_code: 400,
+      message: 'You X-API-KEY is not available',
       success: false,
-    });
-    const openapi = await rawRequest(port, `GET /openapi/user/info HTTP/1.1\r\nHost: x\r\n${big}`);
-    assert.equal(openapi.status, 431);
-    assert.deepEqual(JSON.parse(openapi.body), {
-      error: 'Request Header Fields Too Large',
-      code: 431,
-      message: 'request headers too large',
     });
     const garbage = await rawRequest(port, `GET /internal/v1/messages HTTP/1.1\r\nHost: x\r\nBad Header: x`);
     assert.equal(garbage.status, 400);

@@ -1,5 +1,7 @@
-// Requests Node's HTTP parser refuses before Fastify sees them (headers over 16 KiB, bytes that are
+// Requests Node's HTTP parser refuses before Fastify sees them (a head over 64 KiB, bytes that are
 // not HTTP) are answered in the envelope of the path their request line names, when it can be read.
+// It cannot for a head over the limit: Node reads a connection at most 64 KiB at a time and hands
+// over only the read that failed, so that answer is in the operator API's envelope.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError } from 'fastify';
