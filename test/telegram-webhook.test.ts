@@ -180,6 +180,31 @@ await describeStores(
       await bot.api.deleteWebhook({ drop_pending_updates: true });
     });
 
+    it('a method call answered as a ~210 KB form (ensure_ascii JSON, as python-telegram-bot writes) is performed', async () => {
+      const bot = new Bot(token, { client: { apiRoot } });
+      const commands = Array.from({ length: 100 }, (_, i) => ({
+        command: `answer_${i}`,
+        description: `${i} ${'ответ'.repeat(60)}`.slice(0, 256),
+      }));
+      const asciiJson = JSON.stringify(commands).replace(
+        /[\u0080-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
+      const body = new URLSearchParams({ method: 'setMyCommands', commands: asciiJson }).toString();
+      assert.ok(body.length > 200_000 && body.length < 256 * 1024, `${body.length} bytes`);
+      const receiver = await startReceiver();
+      receiver.script({ status: 200, headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+      try {
+        await bot.api.setWebhook(receiver.url, { secret_token: SECRET, allowed_updates: [] });
+        await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'for a large answer' });
+        assert.equal(await tick(), 1, 'one delivery');
+        assert.deepEqual(await bot.api.getMyCommands(), commands);
+      } finally {
+        await receiver.close();
+      }
+      await bot.api.deleteWebhook({ drop_pending_updates: true });
+    });
+
     it("the Telegram surface's allowed_updates filters neither native-format webhooks nor the native getUpdates", async () => {
       const { bot, r } = await echoBot({ webhookReply: true, secret: SECRET });
       await bot.api.setWebhook(r.url, { secret_token: SECRET, allowed_updates: ['callback_query'] });

@@ -16,6 +16,15 @@ export function decodesCleanly(text: string): boolean {
   }
 }
 
+/**
+ * The largest body of a Telegram-surface call, and of a Telegram-format webhook's answer that is a
+ * method call (every other body gets app.ts's BODY_LIMIT, 64 KiB). python-telegram-bot and aiogram
+ * put structured fields (reply_markup, commands) in forms as JSON with non-ASCII escaped, so a
+ * Cyrillic character costs 8 bytes (\u0431 as %5Cu0431): a setMyCommands of 100 commands with
+ * 256-character descriptions is about 210 KB, which Telegram takes.
+ */
+export const TELEGRAM_BODY_LIMIT = 256 * 1024;
+
 const invalid = (request: FastifyRequest, detail: string) => new AppError(paramErrorFor(request.url), detail);
 
 /** A form as fields; a field given twice becomes a list. */

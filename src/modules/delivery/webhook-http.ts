@@ -7,12 +7,17 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { TELEGRAM_BODY_LIMIT } from '../../http/body.js';
 import { webUrl } from '../../lib/input-rules.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** Response bytes read before the socket is dropped (only a Telegram-format answer is used). */
-const MAX_RESPONSE_BYTES = 64 * 1024;
+/**
+ * Response bytes read before the socket is dropped: a body kept (a Telegram-format answer, which
+ * may be a method call) up to what a call to the Telegram surface may carry; one discarded, 64 KiB.
+ * At most MAX_IN_FLIGHT (256) answers are read at once, so kept bodies stay under 64 MiB.
+ */
+const responseCap = (keepBody: boolean | undefined): number => (keepBody === true ? TELEGRAM_BODY_LIMIT : 64 * 1024);
 
 const PRIVATE_ADDRESS = 'resolves to a private address';
 const NOT_RESOLVED = 'host does not resolve';
@@ -211,7 +216,7 @@ export interface Attempt {
   /** from a Retry-After header (seconds or HTTP date), in ms */
   retryAfterMs: number | null;
   durationMs: number;
-  /** The response body (up to 64 KiB), when the caller asked for it. */
+  /** The response body (up to TELEGRAM_BODY_LIMIT, 256 KiB), when the caller asked for it. */
   body?: Buffer;
   /** The response's Content-Type, with the body: how an answer in it is to be read. */
   contentType?: string | undefined;
@@ -400,11 +405,12 @@ export async function postWebhook(input: {
       });
       req.on('response', (res) => {
         response = res;
+        const cap = responseCap(input.keepBody);
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
           if (input.keepBody === true) chunks.push(chunk);
-          if (read >= MAX_RESPONSE_BYTES) settle(outcome(res));
+          if (read >= cap) settle(outcome(res));
         });
         // A body cut short does not change what the status said.
         res.on('end', () => {

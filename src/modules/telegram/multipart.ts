@@ -1,6 +1,7 @@
 // multipart/form-data bodies of the Telegram surface, read into fields (text, a file as a Buffer,
-// JSON parts as their value) before the methods' checks, under the 64 KiB every body gets
-// (decisions.md section 3): the multipart parser streams, so Fastify's bodyLimit never sees it.
+// JSON parts as their value) before the methods' checks, under the Telegram surface's body limit
+// (TELEGRAM_BODY_LIMIT, as its forms and JSON): the multipart parser streams, so Fastify's
+// bodyLimit never sees it.
 // Whatever the parser throws about the body is a parameter error, not a 500. A webhook's answer in
 // this form (already read whole) goes through the same parser (busboy, which the plugin drives) and
 // the same decoding, multipartFields.
@@ -148,10 +149,8 @@ export async function multipartFields(body: Buffer, contentType: string): Promis
   return fields.record();
 }
 
-/** Registers the parser in the Telegram scope, for bodies within the application's bodyLimit. */
-export async function multipartBodies(tg: App): Promise<void> {
-  // Fastify fills in every option it has a default for (1 MiB for bodyLimit); app.ts sets 64 KiB.
-  const limit = tg.initialConfig.bodyLimit ?? 1_048_576;
+/** Registers the parser in the Telegram scope, for bodies of at most `limit` bytes (its routes' bodyLimit). */
+export async function multipartBodies(tg: App, limit: number): Promise<void> {
   await tg.register(multipart, {
     isPartAFile: () => true,
     limits: partLimits(limit),

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
+import { TELEGRAM_BODY_LIMIT } from '../../http/body.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { idempotencyKeyOf } from '../messaging/index.js';
@@ -72,7 +73,7 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
       tg.setNotFoundHandler((request, reply) =>
         telegramErrorHandler(new AppError(Errors.routeNotFound), request, reply),
       );
-      await multipartBodies(tg);
+      await multipartBodies(tg, TELEGRAM_BODY_LIMIT);
       const Params = Type.Object({ token: TokenParam });
       for (const m of TELEGRAM_METHODS) {
         tg.route({
@@ -80,6 +81,7 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
           url: `/:token/${m.name}`,
           // Fastify would answer HEAD by running the GET, which sends, edits or confirms Updates.
           exposeHeadRoute: false,
+          bodyLimit: TELEGRAM_BODY_LIMIT,
           config: { checksNul: true },
           schema: {
             tags,
@@ -107,6 +109,7 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
         method: ['GET', 'POST'],
         url: '/:token/:method',
         exposeHeadRoute: false,
+        bodyLimit: TELEGRAM_BODY_LIMIT,
         config: { checksNul: true },
         schema: { hide: true, params: Type.Object({ token: TokenParam, method: Type.String() }) },
         handler: (request, reply) => run(methodNamed(request.params.method), request.params.token, request, reply),
