@@ -4,7 +4,7 @@
 // atomic UPDATE before it is sent, so only one of them sends it. A pass only starts deliveries: each
 // bot has at most one in flight and is picked up again as soon as it ends, so a slow or hanging
 // receiver holds its own bot back and nobody else.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
 import type { DB } from '../../db/types.js';
@@ -15,7 +15,7 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { within } from '../../lib/deadline.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
-import { expireUpdates } from './repo.js';
+import * as repo from './repo.js';
 import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
 
@@ -38,7 +38,7 @@ export const backoffMs = (attempts: number, s: Pick<Config, 'webhookRetryBaseMs'
 
 export const webhookId = (botUserId: string, updateId: number): string => `upd_${botUserId}_${updateId}`;
 
-type Head = Awaited<ReturnType<typeof dueHeads>>[number];
+type Head = repo.DueHead;
 
 /**
  * Performs a Telegram-format receiver's 2xx answer if it is a method call, read by its Content-Type
@@ -65,41 +65,6 @@ function wanted(allowedUpdates: string | null): string[] | undefined {
   if (allowedUpdates === null) return undefined;
   const parsed: unknown = JSON.parse(allowedUpdates);
   return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : undefined;
-}
-
-/**
- * The due head Update of each bot with a webhook. Driven from the bots (a partial index) and each
- * bot's smallest update_id (the unique index), so its cost follows the bots with a webhook, not
- * the Updates waiting, however many a polling bot leaves unconsumed.
- */
-function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
-  return tx
-    .selectFrom('bots as b')
-    .innerJoin('updates as u', (join) =>
-      join.onRef('u.bot_user_id', '=', 'b.bot_user_id').on('u.update_id', '=', (eb) =>
-        eb
-          .selectFrom('updates as h')
-          .select((h) => h.fn.min('h.update_id').as('m'))
-          .whereRef('h.bot_user_id', '=', 'b.bot_user_id'),
-      ),
-    )
-    .select([
-      'u.seq',
-      'u.bot_user_id',
-      'u.update_id',
-      'u.payload',
-      'u.attempts',
-      'u.created_at',
-      'b.webhook_url',
-      'b.webhook_key_enc',
-      'b.payload_format',
-      'b.allowed_updates',
-    ])
-    .where('b.webhook_url', 'is not', null)
-    .where('u.next_attempt_at', '<=', now)
-    .orderBy('u.next_attempt_at')
-    .limit(limit)
-    .execute();
 }
 
 export class WebhookDispatcher {
@@ -212,11 +177,12 @@ export class WebhookDispatcher {
   /** Starts the due deliveries (adding them to `started`); true when it found as many as it had room for. */
   private async pass(started: Promise<void>[] = []): Promise<boolean> {
     const now = this.clock.now();
-    const dropped = await expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000);
+    // Alone, outside the unit of work: one statement in every pass, touching no key.
+    const dropped = await repo.expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000);
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return false;
-    const heads = await dueHeads(this.db.k, now, room);
+    const heads = await repo.dueHeads(this.db.k, now, room);
     for (const h of heads) {
       if (!this.inFlight.has(h.bot_user_id) && (await this.lease(h, now))) started.push(this.track(h));
     }
@@ -236,14 +202,9 @@ export class WebhookDispatcher {
     return delivery;
   }
 
-  private async lease(h: Head, now: number): Promise<boolean> {
-    const r = await this.db.k
-      .updateTable('updates')
-      .set({ next_attempt_at: now + LEASE_MS })
-      .where('seq', '=', h.seq)
-      .where('next_attempt_at', '<=', now)
-      .executeTakeFirst();
-    return Number(r.numUpdatedRows) === 1;
+  private lease(h: Head, now: number): Promise<boolean> {
+    // Alone, outside the unit of work: one atomic statement per delivery, touching no key; a transaction adds round trips.
+    return repo.leaseUpdate(this.db.k, h.seq, now, now + LEASE_MS);
   }
 
   /** The body and extra headers of a delivery in the bot's payload format. */
@@ -270,7 +231,8 @@ export class WebhookDispatcher {
     const kinds = h.payload_format === 'telegram' ? wanted(h.allowed_updates) : undefined;
     // Kinds the bot did not ask for are confirmed unsent, as getUpdates does.
     if (kinds !== undefined && !kinds.some((kind) => kind in stored.update)) {
-      await this.db.k.deleteFrom('updates').where('seq', '=', h.seq).execute();
+      // Alone, outside the unit of work: one statement per skipped Update on the delivery path, touching no key.
+      await repo.deleteUpdate(this.db.k, h.seq);
       return;
     }
     const key = this.box.open(h.webhook_key_enc);
@@ -293,22 +255,19 @@ export class WebhookDispatcher {
     this.metrics.webhookAttempts.inc({ outcome: attempt.ok ? 'delivered' : 'failed' });
     // Recorded at the attempt's start (`now`), not at the commit's.
     await this.work.run(async ({ tx }) => {
-      await tx
-        .insertInto('webhook_deliveries')
-        .values({
-          bot_user_id: h.bot_user_id,
-          update_id: h.update_id,
-          url: h.webhook_url ?? '',
-          attempt: h.attempts + 1,
-          status_code: attempt.status,
-          error: attempt.error,
-          duration_ms: Math.round(attempt.durationMs),
-          created_at: now,
-          payload: attempt.ok ? null : h.payload,
-        })
-        .execute();
+      await repo.insertDelivery(tx, {
+        bot_user_id: h.bot_user_id,
+        update_id: h.update_id,
+        url: h.webhook_url ?? '',
+        attempt: h.attempts + 1,
+        status_code: attempt.status,
+        error: attempt.error,
+        duration_ms: Math.round(attempt.durationMs),
+        created_at: now,
+        payload: attempt.ok ? null : h.payload,
+      });
       if (attempt.ok) {
-        await tx.deleteFrom('updates').where('seq', '=', h.seq).execute();
+        await repo.deleteUpdate(tx, h.seq);
       } else {
         await this.failed(tx, h, attempt, now, ended);
       }
@@ -325,30 +284,8 @@ export class WebhookDispatcher {
     // Abandoned by a shutdown: due again at once, for whichever process runs next.
     const delay = attempt.abandoned === true ? 0 : Math.max(backoffMs(h.attempts, this.config), retryAfter);
     const url = h.webhook_url ?? '';
-    await tx
-      .updateTable('updates')
-      .set({ attempts: sql`attempts + 1`, next_attempt_at: ended + delay, last_error: attempt.error })
-      .where('seq', '=', h.seq)
-      // A new Webhook URL set while this attempt was out to the old one leaves the Update as the
-      // change left it (due now, or leased for its first attempt), not pushed back by the old
-      // receiver: its attempts were reset (a retry), or its URL is another (a first attempt).
-      .where('attempts', '=', h.attempts)
-      .where((eb) =>
-        eb.exists(
-          eb
-            .selectFrom('bots')
-            .select('bots.bot_user_id')
-            .where('bots.bot_user_id', '=', h.bot_user_id)
-            .where('bots.webhook_url', '=', url),
-        ),
-      )
-      .execute();
+    await repo.retryLater(tx, h, { url, at: ended + delay, error: attempt.error });
     // Nor does the old receiver's failure show as the new URL's last error.
-    await tx
-      .updateTable('bots')
-      .set({ last_error_at: now, last_error_message: attempt.error })
-      .where('bot_user_id', '=', h.bot_user_id)
-      .where('webhook_url', '=', url)
-      .execute();
+    await repo.noteWebhookError(tx, h.bot_user_id, url, now, attempt.error);
   }
 }

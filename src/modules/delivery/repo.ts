@@ -1,6 +1,6 @@
 import { sql, type Insertable, type Kysely } from 'kysely';
 import { deleteOlder } from '../../db/rows.js';
-import type { CallbackQueriesTable, DB, PayloadFormat } from '../../db/types.js';
+import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
 
 /** Bots in a group, and whether each may listen to every group message. */
@@ -176,6 +176,106 @@ export const pendingCount = async (tx: Kysely<DB>, botUserId: string, notBefore:
       .where('created_at', '>=', notBefore)
       .executeTakeFirstOrThrow()
   ).n;
+
+/**
+ * The due head Update of each bot with a webhook. Driven from the bots (a partial index) and each
+ * bot's smallest update_id (the unique index), so its cost follows the bots with a webhook, not
+ * the Updates waiting, however many a polling bot leaves unconsumed.
+ */
+export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
+  return tx
+    .selectFrom('bots as b')
+    .innerJoin('updates as u', (join) =>
+      join.onRef('u.bot_user_id', '=', 'b.bot_user_id').on('u.update_id', '=', (eb) =>
+        eb
+          .selectFrom('updates as h')
+          .select((h) => h.fn.min('h.update_id').as('m'))
+          .whereRef('h.bot_user_id', '=', 'b.bot_user_id'),
+      ),
+    )
+    .select([
+      'u.seq',
+      'u.bot_user_id',
+      'u.update_id',
+      'u.payload',
+      'u.attempts',
+      'u.created_at',
+      'b.webhook_url',
+      'b.webhook_key_enc',
+      'b.payload_format',
+      'b.allowed_updates',
+    ])
+    .where('b.webhook_url', 'is not', null)
+    .where('u.next_attempt_at', '<=', now)
+    .orderBy('u.next_attempt_at')
+    .limit(limit)
+    .execute();
+}
+
+export type DueHead = Awaited<ReturnType<typeof dueHeads>>[number];
+
+/** Leases a due Update until `until` (one atomic UPDATE): false when another dispatcher took it first. */
+export async function leaseUpdate(tx: Kysely<DB>, seq: number, now: number, until: number): Promise<boolean> {
+  const r = await tx
+    .updateTable('updates')
+    .set({ next_attempt_at: until })
+    .where('seq', '=', seq)
+    .where('next_attempt_at', '<=', now)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Deletes one queued Update (delivered, or of a kind the bot did not ask for). */
+export async function deleteUpdate(tx: Kysely<DB>, seq: number): Promise<void> {
+  await tx.deleteFrom('updates').where('seq', '=', seq).execute();
+}
+
+/** Logs one webhook delivery attempt. */
+export async function insertDelivery(tx: Kysely<DB>, d: Insertable<WebhookDeliveriesTable>): Promise<void> {
+  await tx.insertInto('webhook_deliveries').values(d).execute();
+}
+
+/** Counts a failed attempt of a leased Update and makes it due again `at`, with its error. */
+export async function retryLater(
+  tx: Kysely<DB>,
+  h: { seq: number; bot_user_id: string; attempts: number },
+  r: { url: string; at: number; error: string | null },
+): Promise<void> {
+  await tx
+    .updateTable('updates')
+    .set({ attempts: sql`attempts + 1`, next_attempt_at: r.at, last_error: r.error })
+    .where('seq', '=', h.seq)
+    // A new Webhook URL set while this attempt was out to the old one leaves the Update as the
+    // change left it (due now, or leased for its first attempt), not pushed back by the old
+    // receiver: its attempts were reset (a retry), or its URL is another (a first attempt).
+    .where('attempts', '=', h.attempts)
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('bots')
+          .select('bots.bot_user_id')
+          .where('bots.bot_user_id', '=', h.bot_user_id)
+          .where('bots.webhook_url', '=', r.url),
+      ),
+    )
+    .execute();
+}
+
+/** Records the bot's last webhook error, if its Webhook URL is still `url`. */
+export async function noteWebhookError(
+  tx: Kysely<DB>,
+  botUserId: string,
+  url: string,
+  now: number,
+  error: string | null,
+): Promise<void> {
+  await tx
+    .updateTable('bots')
+    .set({ last_error_at: now, last_error_message: error })
+    .where('bot_user_id', '=', botUserId)
+    .where('webhook_url', '=', url)
+    .execute();
+}
 
 /** Drops updates older than `before` (kept 24 hours); returns how many. */
 export async function expireUpdates(tx: Kysely<DB>, before: number): Promise<number> {
