@@ -11,7 +11,7 @@ import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import * as rules from '../src/lib/input-rules.js';
 import { ASSISTANT_NAME } from '../src/lib/input-rules.js';
-import { checkWebhookUrl, INSECURE_REFUSED } from '../src/modules/delivery/webhook-http.js';
+import { checkWebhookUrl, INSECURE_REFUSED } from '../src/modules/delivery/webhook-url.js';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { runCaptured } from './helpers/cli.js';
 import { createUsers, type TestUser } from './helpers/factories.js';

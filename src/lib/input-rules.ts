@@ -1,7 +1,7 @@
 // What a developer may type for an app or a bot: names, descriptions, avatars, redirect URIs and
 // the text of a Webhook URL. One set of rules for every front door (developer site, assistant,
 // operator API, CLI, bot methods); a broken rule names the field. The network checks of a Webhook
-// URL (DNS, private addresses) stay with delivery (modules/delivery/webhook-http.ts).
+// URL (DNS, private addresses) stay with delivery (modules/delivery/webhook-url.ts).
 import { AppError, Errors } from '../errors.js';
 
 /** Lengths count code points, as JSON Schema's maxLength does. */

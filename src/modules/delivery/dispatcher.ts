@@ -17,7 +17,7 @@ import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
 import * as repo from './repo.js';
 import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
-import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-http.js';
+import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-post.js';
 
 /** How long a stop waits for deliveries under way before it abandons them. */
 const STOP_GRACE_MS = 1_000;

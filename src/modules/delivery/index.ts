@@ -5,4 +5,4 @@ export { fanOutCallback, fanOutMessage, fanOutMessages } from './fanout.js';
 export { expireDeliveries } from './repo.js';
 export { DeliveryService } from './service.js';
 export type { UpdateObject } from './stored.js';
-export type { VettedWebhookUrl } from './webhook-http.js';
+export type { VettedWebhookUrl } from './webhook-url.js';

@@ -15,7 +15,7 @@ import { findBot } from '../bots/index.js';
 import { UPDATES_KEY_PREFIX, updatesKey } from './fanout.js';
 import * as repo from './repo.js';
 import { parseStored, type UpdateObject } from './stored.js';
-import { VettedWebhookUrl } from './webhook-http.js';
+import { VettedWebhookUrl } from './webhook-url.js';
 
 const MAX_LIMIT = 100;
 const MAX_TIMEOUT_S = 50;
