@@ -7,6 +7,7 @@ import type { Clock } from '../../lib/clock.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newSecretToken } from '../../lib/ids.js';
 import { usersExist } from '../users/index.js';
+import * as repo from './repo.js';
 
 export const SESSION_COOKIE = 'op_session';
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
@@ -23,10 +24,7 @@ export class SessionsService {
     const expiresAt = await this.work.run(async ({ tx, now }) => {
       if (!(await usersExist(tx, [userId]))) throw new AppError(Errors.unknownUser);
       const expires = now + SESSION_TTL_MS;
-      await tx
-        .insertInto('sessions')
-        .values({ session_hash: sha256Hex(token), user_id: userId, expires_at: expires, created_at: now })
-        .execute();
+      await repo.insertSession(tx, { sessionHash: sha256Hex(token), userId, expiresAt: expires, now });
       return expires;
     });
     return { cookie: `${SESSION_COOKIE}=${token}`, expires_at: new Date(expiresAt).toISOString() };
@@ -34,17 +32,13 @@ export class SessionsService {
 
   /** Ends the session of a cookie value (signing out): the cookie no longer signs anyone in. */
   async end(token: string): Promise<void> {
-    await this.db.k.deleteFrom('sessions').where('session_hash', '=', sha256Hex(token)).execute();
+    await this.work.run(({ tx }) => repo.deleteSession(tx, sha256Hex(token)));
   }
 
   /** The signed-in user of a session cookie value, if the session is live. */
   async userOf(token: string | undefined): Promise<string | undefined> {
     if (token === undefined || token === '') return undefined;
-    const row = await this.db.k
-      .selectFrom('sessions')
-      .select(['user_id', 'expires_at'])
-      .where('session_hash', '=', sha256Hex(token))
-      .executeTakeFirst();
+    const row = await repo.findSession(this.db.k, sha256Hex(token));
     return row !== undefined && row.expires_at > this.clock.now() ? row.user_id : undefined;
   }
 }
