@@ -87,7 +87,8 @@ export const commandMethods = [
     params: Type.Object({ commands: Type.Array(Command, { maxItems: 100 }), ...Where }),
     result: Type.Literal(true),
     run: async (call, p) => {
-      await repo.setCommands(call.s.db.k, await keyOf(call, p), JSON.stringify(p.commands), call.s.clock.now());
+      const key = await keyOf(call, p);
+      await call.s.work.run(({ tx, now }) => repo.setCommands(tx, key, JSON.stringify(p.commands), now));
       return true as const;
     },
   }),
@@ -104,7 +105,8 @@ export const commandMethods = [
     params: Type.Object(Where),
     result: Type.Literal(true),
     run: async (call, p) => {
-      await repo.deleteCommands(call.s.db.k, await keyOf(call, p));
+      const key = await keyOf(call, p);
+      await call.s.work.run(({ tx }) => repo.deleteCommands(tx, key));
       return true as const;
     },
   }),
