@@ -5,8 +5,7 @@ import type { DB } from '../../db/types.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { GuessLimiter } from '../../lib/guess-limit.js';
 import { newAdminToken } from '../../lib/ids.js';
-
-const KEY = 'admin_token_sha256';
+import * as repo from './repo.js';
 
 export interface AdminToken {
   hash: string;
@@ -16,18 +15,13 @@ export interface AdminToken {
 
 export async function ensureAdminToken(db: Kysely<DB>, configured: string | undefined): Promise<AdminToken> {
   if (configured !== undefined) return { hash: sha256Hex(configured) };
-  const stored = await db.selectFrom('meta').select('value').where('key', '=', KEY).executeTakeFirst();
-  if (stored !== undefined) return { hash: stored.value };
+  const stored = await repo.storedTokenHash(db);
+  if (stored !== undefined) return { hash: stored };
   const token = newAdminToken();
   const hash = sha256Hex(token);
-  await db
-    .insertInto('meta')
-    .values({ key: KEY, value: hash })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
   // Another instance may have won the race to generate; the stored one is the token.
-  const winner = await db.selectFrom('meta').select('value').where('key', '=', KEY).executeTakeFirstOrThrow();
-  return winner.value === hash ? { hash, generated: token } : { hash: winner.value };
+  const winner = await repo.keepTokenHash(db, hash);
+  return winner === hash ? { hash, generated: token } : { hash: winner };
 }
 
 export function bearerMatches(header: string | undefined, hash: string): boolean {

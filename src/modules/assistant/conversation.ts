@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { Type, type Static } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { DB } from '../../db/types.js';
+import * as repo from './repo.js';
 
 /** Commands that act on one of the user's bots. */
 export const BOT_COMMANDS = [
@@ -44,26 +45,14 @@ export type State = Static<typeof State>;
 const StateCheck = Compile(State);
 
 export async function loadState(tx: Kysely<DB>, userId: string): Promise<State | undefined> {
-  const row = await tx
-    .selectFrom('assistant_conversations')
-    .select('state')
-    .where('user_id', '=', userId)
-    .executeTakeFirst();
-  if (row === undefined) return undefined;
-  const parsed: unknown = JSON.parse(row.state);
+  const stored = await repo.conversationOf(tx, userId);
+  if (stored === undefined) return undefined;
+  const parsed: unknown = JSON.parse(stored);
   // A state written by an older version that no longer fits starts the conversation afresh.
   return StateCheck.Check(parsed) ? parsed : undefined;
 }
 
 export async function saveState(tx: Kysely<DB>, userId: string, state: State | undefined, now: number) {
-  if (state === undefined) {
-    await tx.deleteFrom('assistant_conversations').where('user_id', '=', userId).execute();
-    return;
-  }
-  const row = { user_id: userId, state: JSON.stringify(state), updated_at: now };
-  await tx
-    .insertInto('assistant_conversations')
-    .values(row)
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ state: row.state, updated_at: now }))
-    .execute();
+  if (state === undefined) await repo.endConversation(tx, userId);
+  else await repo.saveConversation(tx, userId, JSON.stringify(state), now);
 }
