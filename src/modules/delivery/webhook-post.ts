@@ -106,7 +106,13 @@ function describeError(err: unknown): string {
   }
 }
 
-/** One delivery attempt. Never throws. Extra `headers` go with the signed ones; `keepBody` returns the (capped) response body. Uses node:http / node:https request with a custom `lookup` that resolves and refuses disallowed addresses at connect time (defends against DNS rebinding between check and delivery) unless allowInsecure; timeout WEBHOOK_TIMEOUT_MS (option `timeoutMs` to override for tests) covering connect + response; reads and discards the response body (cap what you read, e.g. 64 KiB) ; no redirects followed (a 3xx is a failure). `now` is used for the webhook-timestamp header. */
+/**
+ * One delivery attempt; never throws. Extra `headers` go with the signed ones, and `keepBody` returns
+ * the (capped) response body. Addresses are vetted again at connect time (guardedLookup), so a name
+ * that resolves elsewhere after the URL check (DNS rebinding) is refused unless allowInsecure. The
+ * timeout (WEBHOOK_TIMEOUT_MS, `timeoutMs` in tests) covers connect and response; redirects are not
+ * followed (a 3xx is a failure); `now` stamps the webhook-timestamp header.
+ */
 export async function postWebhook(input: {
   url: string;
   key: string;
