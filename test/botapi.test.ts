@@ -692,6 +692,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
         object_name: 'richtext',
         content: RICH,
         mention_user_ids: [],
+        reply_markup: keyboard,
         created_at: iso(),
       })),
     );
@@ -760,7 +761,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
     });
     const after1 = await outboxSince(t().app, '0');
     const stored = after1.messages.find((m) => m.id === sent.message_id);
-    assert.deepEqual(stored, { ...row, content: 'v2' }, 'same outbox row, new content');
+    assert.deepEqual(stored, { ...row, content: 'v2', reply_markup: keyboard }, 'same outbox row, new content');
 
     const alias = message(
       await run('editMessage', { json: { chat_id: a.user_id, message_id: sent.message_id, text: RICH } }),

@@ -39,6 +39,13 @@ const Keyboard = Type.Object(
 );
 const check = Compile(Keyboard);
 
+/** The schema of a keyboard as parseKeyboard leaves it (and the outbox stores it), for responses: `u_r_l` became `url`. */
+export const storedKeyboardSchema = (description: string) =>
+  Type.Object(
+    { ...Keyboard.properties, inline_keyboard: Type.Array(Type.Array(Type.Omit(Button, ['u_r_l']))) },
+    { description },
+  );
+
 /**
  * The fields of a keyboard and of a button that the platform acts on, for surfaces whose clients
  * send others that are to be ignored (the Telegram surface: Telegram ignores them).
@@ -98,3 +105,9 @@ export function parseKeyboard(input: unknown): KeyboardResult {
   const style = withoutEmpty({ font_size: value.font_size, font_color: value.font_color });
   return { ok: true, keyboard: { ...style, inline_keyboard: rows } };
 }
+
+/** A stored (or received) keyboard, or null when there is none or it no longer reads as one. */
+export const keyboardOf = (markup: unknown): InlineKeyboard | null => {
+  const parsed = parseKeyboard(markup);
+  return parsed.ok ? parsed.keyboard : null;
+};

@@ -5,7 +5,7 @@
 // telegram/presenter.ts as Telegram's.
 import type { ChatMessagesTable } from '../../db/types.js';
 import { parseIdList } from '../../lib/json.js';
-import { parseKeyboard, type InlineKeyboard } from './keyboard.js';
+import { keyboardOf, type InlineKeyboard } from './keyboard.js';
 import { isMedium } from './media.js';
 import type { OutboxRow } from './repo.js';
 
@@ -41,11 +41,6 @@ export type MessageSource =
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-
-const keyboardOf = (markup: unknown): InlineKeyboard | null => {
-  const parsed = parseKeyboard(markup);
-  return parsed.ok ? parsed.keyboard : null;
-};
 
 export function messageOf(source: MessageSource): Message {
   if ('bot' in source) {

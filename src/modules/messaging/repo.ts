@@ -27,6 +27,10 @@ export function findOutboxRef(tx: Kysely<DB>, ref: string | number): Promise<Out
   return tx.selectFrom('outbox_messages').selectAll().where('telegram_message_id', '=', n).executeTakeFirst();
 }
 
+/** The operator's feed: messages after a cursor, in send order (the seq, drawn in commit order: 0004). */
+export const outboxAfter = (q: Kysely<DB>, after: number, limit: number): Promise<OutboxRow[]> =>
+  q.selectFrom('outbox_messages').selectAll().where('seq', '>', after).orderBy('seq').limit(limit).execute();
+
 export async function editOutbox(
   tx: Kysely<DB>,
   messageId: string,

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { operatorErrors } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
+import { storedKeyboardSchema } from '../messaging/index.js';
 
 const Message = Type.Object({
   id: Type.String(),
@@ -13,26 +14,29 @@ const Message = Type.Object({
   title: Type.Optional(Type.String()),
   content: Type.String(),
   mention_user_ids: Type.Array(Type.String()),
+  reply_markup: Type.Optional(
+    storedKeyboardSchema(
+      'the inline keyboard as the platform normalised and stored it; absent when the message has none',
+    ),
+  ),
   created_at: Type.String(),
 });
+
+const Feed = {
+  querystring: Type.Object({
+    after: Type.Optional(Type.String({ pattern: '^\\d{1,15}$' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  }),
+  response: {
+    200: Type.Object({ messages: Type.Array(Message), next_cursor: Type.String() }),
+    ...operatorErrors,
+  },
+};
 
 export function outboxRoutes(app: App, s: Services): void {
   app.get(
     '/internal/v1/messages',
-    {
-      schema: {
-        tags: ['Operator'],
-        summary: 'What bots and apps sent, in send order',
-        querystring: Type.Object({
-          after: Type.Optional(Type.String({ pattern: '^\\d{1,15}$' })),
-          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
-        }),
-        response: {
-          200: Type.Object({ messages: Type.Array(Message), next_cursor: Type.String() }),
-          ...operatorErrors,
-        },
-      },
-    },
+    { schema: { tags: ['Operator'], summary: 'What bots and apps sent, in send order', ...Feed } },
     async (request) => s.outbox.page(Number(request.query.after ?? '0'), request.query.limit ?? 100),
   );
 }

@@ -1,6 +1,8 @@
-// The operator's feed of what bots and apps sent, in send order, by cursor.
+// The operator's feed of what bots and apps sent, in send order, by cursor. The rows are
+// messaging's (it owns outbox_messages); this module presents them.
 import type { Db } from '../../db/connect.js';
 import { parseIdList } from '../../lib/json.js';
+import { type InlineKeyboard, keyboardOf, outboxAfter, type OutboxRow } from '../messaging/index.js';
 
 export interface OutboxMessageView {
   id: string;
@@ -12,33 +14,46 @@ export interface OutboxMessageView {
   title?: string;
   content: string;
   mention_user_ids: string[];
+  /** Absent when the message has no keyboard, as group_id and title are when they do not apply. */
+  reply_markup?: InlineKeyboard;
   created_at: string;
+}
+
+export interface OutboxPage {
+  messages: OutboxMessageView[];
+  next_cursor: string;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function viewOf(r: OutboxRow): OutboxMessageView {
+  const keyboard = keyboardOf(r.reply_markup);
+  return {
+    id: r.message_id,
+    chat_type: r.chat_type,
+    ...(r.group_id !== null ? { group_id: r.group_id } : {}),
+    ...(r.to_user_id !== null ? { to_user_id: r.to_user_id } : {}),
+    from_user_id: r.from_user_id,
+    object_name: r.object_name,
+    ...(r.title !== null ? { title: r.title } : {}),
+    content: r.content,
+    mention_user_ids: parseIdList(r.mention_user_ids),
+    ...(keyboard !== null ? { reply_markup: keyboard } : {}),
+    created_at: iso(r.created_at),
+  };
+}
+
+/** A page and the cursor after it: its last row's, or the one asked for when it is empty. */
+function pageOf<R extends OutboxRow>(rows: R[], cursor: (r: R) => number, after: number): OutboxPage {
+  const last = rows.at(-1);
+  return { messages: rows.map(viewOf), next_cursor: String(last === undefined ? after : cursor(last)) };
 }
 
 export class OutboxService {
   constructor(private readonly db: Db) {}
 
-  async page(after: number, limit: number): Promise<{ messages: OutboxMessageView[]; next_cursor: string }> {
-    const rows = await this.db.k
-      .selectFrom('outbox_messages')
-      .selectAll()
-      .where('seq', '>', after)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    const messages = rows.map((r) => ({
-      id: r.message_id,
-      chat_type: r.chat_type,
-      ...(r.group_id !== null ? { group_id: r.group_id } : {}),
-      ...(r.to_user_id !== null ? { to_user_id: r.to_user_id } : {}),
-      from_user_id: r.from_user_id,
-      object_name: r.object_name,
-      ...(r.title !== null ? { title: r.title } : {}),
-      content: r.content,
-      mention_user_ids: parseIdList(r.mention_user_ids),
-      created_at: new Date(r.created_at).toISOString(),
-    }));
-    const last = rows.at(-1);
-    return { messages, next_cursor: String(last?.seq ?? after) };
+  /** The messages sent after the cursor (a seq), in send order. */
+  async page(after: number, limit: number): Promise<OutboxPage> {
+    return pageOf(await outboxAfter(this.db.k, after, limit), (r) => r.seq, after);
   }
 }
