@@ -761,7 +761,11 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
     });
     const after1 = await outboxSince(t().app, '0');
     const stored = after1.messages.find((m) => m.id === sent.message_id);
-    assert.deepEqual(stored, { ...row, content: 'v2', reply_markup: keyboard }, 'same outbox row, new content');
+    assert.deepEqual(
+      stored,
+      { ...row, content: 'v2', reply_markup: keyboard, edited_at: iso() },
+      'same outbox row, new content',
+    );
 
     const alias = message(
       await run('editMessage', { json: { chat_id: a.user_id, message_id: sent.message_id, text: RICH } }),
@@ -771,7 +775,7 @@ await describeStoresOnFakeClock('bot methods (decisions.md section 2)', (t, cloc
       [sent.message_id, RICH_PLAIN, RICH, 'richtext', null],
     );
     const after2 = (await outboxSince(t().app, '0')).messages.find((m) => m.id === sent.message_id);
-    assert.deepEqual(after2, { ...row, content: RICH, object_name: 'richtext' });
+    assert.deepEqual(after2, { ...row, content: RICH, object_name: 'richtext', edited_at: iso() });
 
     // A group message, chat type inferred.
     const inGroup = message(await run('sendMessage', { form: { chat_id: group, text: 'g1', parse_mode: 'text' } }));

@@ -1,7 +1,7 @@
 // Cursors that never skip (issue 13): a reader following the outbox's next_cursor while many
 // sends commit concurrently, on two instances sharing one store, finds every acknowledged send
-// exactly once; and getUpdates with offset, followed while message events commit concurrently,
-// gets every Update exactly once and in order.
+// exactly once, and one following the edit feed's every acknowledged edit; and getUpdates with
+// offset, followed while message events commit concurrently, gets every Update exactly once and in order.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +17,7 @@ import { storesUnderTest, type StoreKind } from './helpers/stores.js';
 
 const BOUNDED = { timeout: 60_000 };
 const SENDS = 400;
+const EDITS = 300;
 const PARALLEL = 24;
 
 /** Runs `task(i)` for i in 0..n-1, `parallel` at a time. */
@@ -53,15 +54,15 @@ interface Page {
   next_cursor: string;
 }
 
-/** Follows the outbox cursor until `done()` and a last page come back empty; returns every id read. */
-async function follow(app: App, done: () => boolean): Promise<string[]> {
+/** Follows a feed's cursor until `done()` and a last page come back empty; returns every id read. */
+async function follow(app: App, done: () => boolean, feed = '/internal/v1/messages'): Promise<string[]> {
   const seen: string[] = [];
   let cursor = '0';
   for (;;) {
     const finished = done();
     const res = await app.inject({
       method: 'GET',
-      url: `/internal/v1/messages?after=${cursor}&limit=50`,
+      url: `${feed}?after=${cursor}&limit=50`,
       headers: adminHeaders,
     });
     assert.equal(res.statusCode, 200, res.body);
@@ -124,6 +125,47 @@ for (const store of await storesUnderTest()) {
         const seen = await reading;
         assert.equal(acknowledged.length, SENDS);
         exactlyOnce(acknowledged, seen, 'outbox');
+      },
+    );
+
+    itOnTwoInstances(
+      'a reader following the edit feed during concurrent edits on two instances finds each acknowledged edit once',
+      async (a, b) => {
+        const [owner, ...recipients] = (await createUsers(a.app, 5)) as [TestUser, ...TestUser[]];
+        const bots: BotCreds[] = [];
+        for (let i = 0; i < 4; i++) bots.push(await createBot(a.app, owner.user_id, `editor ${i}`));
+        const target = (i: number) => ({
+          bot: bots[i % bots.length] as BotCreds,
+          to: recipients[i % recipients.length] as TestUser,
+        });
+        const messages: string[] = [];
+        await pool(EDITS, PARALLEL, async (i) => {
+          const { bot, to } = target(i);
+          const sent = result(
+            await botCall(a.app, 'sendMessage', bot.api_key, {
+              chat_id: to.user_id,
+              chat_type: 'private',
+              text: `m${i}`,
+            }),
+            `send ${i}`,
+          ) as { message_id: string };
+          messages[i] = sent.message_id;
+        });
+        // Each message is edited once: an edit the reader skipped would never come back with a later one.
+        const acknowledged: string[] = [];
+        let editing = true;
+        const reading = follow(a.app, () => !editing, '/internal/v1/messages/edits');
+        await pool(EDITS, PARALLEL, async (i) => {
+          const { bot, to } = target(i);
+          const id = messages[i] ?? '';
+          const edit = { chat_id: to.user_id, chat_type: 'private', message_id: id, text: `e${i}` };
+          result(await botCall((i % 2 === 0 ? a : b).app, 'editMessageText', bot.api_key, edit), `edit ${i}`);
+          acknowledged.push(id);
+        });
+        editing = false;
+        const seen = await reading;
+        assert.equal(acknowledged.length, EDITS);
+        exactlyOnce(acknowledged, seen, 'edits');
       },
     );
 

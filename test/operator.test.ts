@@ -176,6 +176,7 @@ await describeStores(
         ['POST', '/internal/v1/permission-applications/x/reject'],
         ['POST', '/internal/v1/sessions', { user_id: 'x' }],
         ['GET', '/internal/v1/messages'],
+        ['GET', '/internal/v1/messages/edits'],
       ];
       for (const [method, url, payload] of endpoints) {
         for (const headers of [{}, { authorization: 'Bearer not-the-token' }]) {

@@ -9,6 +9,7 @@ import { telegramIdsMigration } from './migrations/0005_telegram_ids.js';
 import { oauthPkceMigration } from './migrations/0006_oauth_pkce.js';
 import { consoleMigration } from './migrations/0007_console.js';
 import { retentionMigration } from './migrations/0008_retention.js';
+import { editOrderMigration } from './migrations/0009_edit_order.js';
 import type { DB } from './types.js';
 
 /** The schema's migrations, in order. */
@@ -22,6 +23,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0006_oauth_pkce': oauthPkceMigration(),
     '0007_console': consoleMigration(dialect),
     '0008_retention': retentionMigration(),
+    '0009_edit_order': editOrderMigration(dialect),
   };
 }
 

@@ -251,6 +251,8 @@ export interface OutboxMessagesTable {
   reply_markup: string | null;
   created_at: number;
   edited_at: number | null;
+  /** The edit feed's cursor: drawn by the store (0009) each time the message is edited; null until then. */
+  edit_seq: number | null;
   /** Telegram-compatible message id, unique within the chat (shared with chat_messages). */
   telegram_message_id: Generated<number>;
 }

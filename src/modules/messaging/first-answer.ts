@@ -3,7 +3,7 @@
 // first answer, not the message as edited since.
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { OutboxRow } from './repo.js';
+import type { OutboxMessageRow } from './repo.js';
 
 const Text = Type.String();
 const OrNull = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
@@ -28,7 +28,7 @@ const SentRow = Type.Object({
 const check = Compile(SentRow);
 
 /** The row kept with a key: what the send answered. */
-export const keptAnswer = (row: Omit<OutboxRow, 'seq'>): string => JSON.stringify(row);
+export const keptAnswer = (row: OutboxMessageRow): string => JSON.stringify(row);
 
 /** The sent row a key kept, or undefined when it kept only the message id (keys stored before rows were). */
 export function firstAnswer(body: string): Static<typeof SentRow> | undefined {

@@ -8,7 +8,15 @@ export { nextMessageNumbers, numberOf } from './numbers.js';
 export { idempotencyKeyOf } from './idempotency-key.js';
 export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
-export { chatUsers, expireIdempotencyKeys, findOutbox, findOutboxRef, insertOutbox, outboxAfter } from './repo.js';
+export {
+  chatUsers,
+  expireIdempotencyKeys,
+  findOutbox,
+  findOutboxRef,
+  insertOutbox,
+  outboxAfter,
+  outboxEditedAfter,
+} from './repo.js';
 export type { OutboxRow } from './repo.js';
 export { botContent } from './richtext/parse-mode.js';
 export type { ConversionRefusal } from './richtext/parse-mode.js';

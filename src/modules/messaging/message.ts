@@ -7,7 +7,7 @@ import type { ChatMessagesTable } from '../../db/types.js';
 import { parseIdList } from '../../lib/json.js';
 import { keyboardOf, type InlineKeyboard } from './keyboard.js';
 import { isMedium } from './media.js';
-import type { OutboxRow } from './repo.js';
+import type { OutboxMessageRow } from './repo.js';
 
 export interface Message {
   messageId: string;
@@ -33,7 +33,7 @@ export type UserMessage = Omit<ChatMessagesTable, 'mention_user_ids'> & { mentio
 
 export type MessageSource =
   /** A bot's own message, sent or edited. */
-  | { bot: Omit<OutboxRow, 'seq'> }
+  | { bot: OutboxMessageRow }
   /** A user's message, as the bot it is delivered to sees it; `number` is the one the store gave it. */
   | { user: UserMessage; number: number }
   /** The platform's Message (view.ts) kept in a stored Update. */

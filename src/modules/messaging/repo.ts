@@ -1,11 +1,13 @@
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, NotNull, Selectable } from 'kysely';
 import { deleteOlder } from '../../db/rows.js';
 import type { DB, OutboxMessagesTable } from '../../db/types.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
 import { numberOf } from './numbers.js';
 
 export type OutboxRow = Selectable<OutboxMessagesTable>;
-export type NewOutboxRow = Omit<Insertable<OutboxMessagesTable>, 'seq'>;
+/** A message's row without the cursors the store draws (the feed's seq, the edit feed's edit_seq). */
+export type OutboxMessageRow = Omit<OutboxRow, 'seq' | 'edit_seq'>;
+export type NewOutboxRow = Omit<Insertable<OutboxMessagesTable>, 'seq' | 'edit_seq'>;
 
 export async function insertOutbox(tx: Kysely<DB>, rows: readonly NewOutboxRow[]): Promise<void> {
   // Batches keep each statement under the parameter limits of both stores.
@@ -30,6 +32,17 @@ export function findOutboxRef(tx: Kysely<DB>, ref: string | number): Promise<Out
 /** The operator's feed: messages after a cursor, in send order (the seq, drawn in commit order: 0004). */
 export const outboxAfter = (q: Kysely<DB>, after: number, limit: number): Promise<OutboxRow[]> =>
   q.selectFrom('outbox_messages').selectAll().where('seq', '>', after).orderBy('seq').limit(limit).execute();
+
+/** The operator's edit feed: messages whose last edit is after a cursor, in edit order (edit_seq, drawn as seq is: 0009). */
+export const outboxEditedAfter = (q: Kysely<DB>, after: number, limit: number) =>
+  q
+    .selectFrom('outbox_messages')
+    .selectAll()
+    .where('edit_seq', '>', after)
+    .orderBy('edit_seq')
+    .limit(limit)
+    .$narrowType<{ edit_seq: NotNull }>()
+    .execute();
 
 export async function editOutbox(
   tx: Kysely<DB>,

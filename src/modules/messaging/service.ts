@@ -54,7 +54,7 @@ export interface SendInput extends Content {
   idempotencyKey: string | undefined;
 }
 
-export type OutboxInsert = Omit<repo.OutboxRow, 'seq'>;
+export type OutboxInsert = repo.OutboxMessageRow;
 
 export interface Sent {
   message: Message;

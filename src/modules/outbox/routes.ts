@@ -20,6 +20,7 @@ const Message = Type.Object({
     ),
   ),
   created_at: Type.String(),
+  edited_at: Type.Optional(Type.String({ description: 'when the message was last edited; absent until it is' })),
 });
 
 const Feed = {
@@ -38,5 +39,18 @@ export function outboxRoutes(app: App, s: Services): void {
     '/internal/v1/messages',
     { schema: { tags: ['Operator'], summary: 'What bots and apps sent, in send order', ...Feed } },
     async (request) => s.outbox.page(Number(request.query.after ?? '0'), request.query.limit ?? 100),
+  );
+  app.get(
+    '/internal/v1/messages/edits',
+    {
+      schema: {
+        tags: ['Operator'],
+        summary: 'The messages edited after the cursor, in edit order, each once and as it is now',
+        description:
+          "Its own cursor (not the send feed's): next_cursor passes the last edit read; a message edited again later comes back.",
+        ...Feed,
+      },
+    },
+    async (request) => s.outbox.edits(Number(request.query.after ?? '0'), request.query.limit ?? 100),
   );
 }

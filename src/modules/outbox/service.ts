@@ -1,8 +1,9 @@
-// The operator's feed of what bots and apps sent, in send order, by cursor. The rows are
-// messaging's (it owns outbox_messages); this module presents them.
+// The operator's feeds of what bots and apps sent: the messages in send order, and the messages
+// edited since a cursor, in edit order, each as it is now. The rows are messaging's (it owns
+// outbox_messages); this module presents them.
 import type { Db } from '../../db/connect.js';
 import { parseIdList } from '../../lib/json.js';
-import { type InlineKeyboard, keyboardOf, outboxAfter, type OutboxRow } from '../messaging/index.js';
+import { type InlineKeyboard, keyboardOf, outboxAfter, outboxEditedAfter, type OutboxRow } from '../messaging/index.js';
 
 export interface OutboxMessageView {
   id: string;
@@ -17,6 +18,8 @@ export interface OutboxMessageView {
   /** Absent when the message has no keyboard, as group_id and title are when they do not apply. */
   reply_markup?: InlineKeyboard;
   created_at: string;
+  /** When it was last edited; absent until then. */
+  edited_at?: string;
 }
 
 export interface OutboxPage {
@@ -40,6 +43,7 @@ function viewOf(r: OutboxRow): OutboxMessageView {
     mention_user_ids: parseIdList(r.mention_user_ids),
     ...(keyboard !== null ? { reply_markup: keyboard } : {}),
     created_at: iso(r.created_at),
+    ...(r.edited_at !== null ? { edited_at: iso(r.edited_at) } : {}),
   };
 }
 
@@ -52,8 +56,16 @@ function pageOf<R extends OutboxRow>(rows: R[], cursor: (r: R) => number, after:
 export class OutboxService {
   constructor(private readonly db: Db) {}
 
-  /** The messages sent after the cursor (a seq), in send order. */
+  /** The messages sent after the cursor (a seq), in send order; an edit does not move a message. */
   async page(after: number, limit: number): Promise<OutboxPage> {
     return pageOf(await outboxAfter(this.db.k, after, limit), (r) => r.seq, after);
+  }
+
+  /**
+   * The messages whose last edit came after the cursor (an edit_seq), in edit order, as they are
+   * now: a message edited several times since the cursor appears once, at its last edit.
+   */
+  async edits(after: number, limit: number): Promise<OutboxPage> {
+    return pageOf(await outboxEditedAfter(this.db.k, after, limit), (r) => r.edit_seq, after);
   }
 }
