@@ -1,6 +1,6 @@
 // Row shapes of every table, as Kysely sees them. Booleans are stored as 0/1 and instants as
 // unix milliseconds on both dialects, so one code path reads the same values everywhere.
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 
 type Flag = 0 | 1;
 /** A counter column: starts at 0 in SQL, so inserts may leave it out. */
@@ -470,5 +470,3 @@ export interface AuditLogTable {
 export type UserRow = Selectable<UsersTable>;
 export type GroupRow = Selectable<GroupsTable>;
 export type AppRow = Selectable<AppsTable>;
-export type BotRow = Selectable<BotsTable>;
-export type NewUser = Insertable<UsersTable>;

@@ -571,8 +571,3 @@ function split(rng: Rng, total: number, parts: number): number[] {
 function* chain<T>(...parts: Iterable<T>[]): Generator<T> {
   for (const part of parts) yield* part;
 }
-
-/** Convenience: the batches of a community built from `options`. */
-export function syntheticBatches(options: SyntheticOptions, batchSize = MAX_BATCH): Generator<IncomingEvent[]> {
-  return new SyntheticCommunity(options).batches(batchSize);
-}

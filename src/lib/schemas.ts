@@ -33,7 +33,6 @@ export const WalletParam = Type.String({ minLength: 1, maxLength: 128 });
 export const ChainParam = Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1 });
 /** A wallet address on a chain (chain 1 unless given). */
 export const WalletOnChain = { wallet_address: WalletParam, chain_id: ChainParam };
-export const InviteUrlParam = Type.String({ minLength: 1, maxLength: 1024 });
 /** decisions.md section 4: page from 1, size 1 to 100 (default 20). */
 export const Paging = {
   page: Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),

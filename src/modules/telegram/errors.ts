@@ -1,10 +1,8 @@
 // Errors in Telegram's envelope and wording (telegram-api.md "Envelope"): the HTTP status is the
 // error_code. The one registry (src/errors.ts) renders them, as it renders every surface's.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, Errors, renderError, TELEGRAM_CHAT_NOT_FOUND } from '../../errors.js';
+import { AppError, Errors, renderError } from '../../errors.js';
 import { closeIfBodyUnread, toAppError } from '../../http/errors.js';
-
-export const CHAT_NOT_FOUND = TELEGRAM_CHAT_NOT_FOUND;
 
 export function telegramErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error, request.url);
