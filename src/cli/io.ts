@@ -3,13 +3,8 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { boot } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
+import type { Out } from '../lib/out.js';
 import type { Services } from '../services.js';
-
-export interface Out {
-  write(text: string): unknown;
-  /** Set on terminals; the progress bar draws only there. */
-  isTTY?: boolean;
-}
 
 export interface Io {
   env: Record<string, string | undefined>;

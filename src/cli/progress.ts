@@ -1,7 +1,7 @@
 // Progress of a long command on stderr: a bar on a terminal; off a terminal (a pipe, a log file,
 // CI) a plain line every few seconds, so a long run never looks stuck and a short one stays quiet.
 import cliProgress from 'cli-progress';
-import type { Out } from './io.js';
+import type { Out } from '../lib/out.js';
 
 export interface Progress {
   increment(n: number): void;

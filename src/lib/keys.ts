@@ -13,7 +13,7 @@ export interface EncryptionKey {
   /** The setting the key came from, which an operator fixes; `path` is the key file's, made absolute. */
   setting: 'ENCRYPTION_KEY' | 'KEY_FILE';
   path: string;
-  /** A key file that did not exist: generated here, written only by `save` (once the store accepts it). */
+  /** A key file that did not exist: generated here, written only by `saveKeyFile` (once the store accepts it). */
   unsaved: boolean;
 }
 

@@ -1,5 +1,5 @@
 // The authorize page's HTML: consent (login or payment), "open in the application" and error
-// pages. Rendering only; page-routes.ts decides which page a request gets. Every interpolated
+// pages. Rendering only; routes.ts decides which page a request gets. Every interpolated
 // value goes through `html`, which escapes anything that is not already markup.
 import { html, initial, parseUrl, Stylesheet, type Html } from '../../http/pages/html.js';
 import type { Lang } from '../../http/pages/lang.js';
