@@ -1,5 +1,6 @@
 // Progress of a long command on stderr: a bar on a terminal; off a terminal (a pipe, a log file,
 // CI) a plain line every few seconds, so a long run never looks stuck and a short one stays quiet.
+import { Writable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import type { Out } from '../lib/out.js';
 
@@ -11,14 +12,20 @@ export interface Progress {
 /** Off a terminal, at most one line per this many milliseconds. */
 export const LINE_EVERY_MS = 2_000;
 
+/**
+ * A bar on a terminal stream (process.stderr); cli-progress moves the cursor through node:readline,
+ * which needs a real stream, so any other Out gets the lines.
+ */
 export function progress(stream: Out, label: string, total: number, now: () => number): Progress {
-  return stream.isTTY === true ? bar(stream, label, total) : lines(stream, label, total, now);
+  return stream.isTTY === true && stream instanceof Writable
+    ? bar(stream, label, total)
+    : lines(stream, label, total, now);
 }
 
-function bar(stream: Out, label: string, total: number): Progress {
+function bar(stream: Writable, label: string, total: number): Progress {
   const b = new cliProgress.SingleBar(
     {
-      stream: stream as NodeJS.WritableStream,
+      stream,
       format: `${label} |{bar}| {percentage}% | {value}/{total} events | {eta_formatted} left`,
       etaBuffer: 50,
       hideCursor: true,

@@ -308,10 +308,12 @@ export class SyntheticCommunity {
         case 'lucky_box.claimed':
           plan.boxClaims++;
           break;
-        case 'points.credited':
+        case 'points.credited': {
           plan.credits++;
-          plan.creditedCents += toCents((e.data as { amount: string }).amount) ?? 0;
+          const amount = amountOf(e.data);
+          plan.creditedCents += amount === undefined ? 0 : (toCents(amount) ?? 0);
           break;
+        }
       }
     }
     plan.votes = this.voteCount();
@@ -566,6 +568,13 @@ function split(rng: Rng, total: number, parts: number): number[] {
   const given = shares.reduce((s, p) => s + p, 0);
   shares[0] = (shares[0] ?? 1) + (total - given);
   return shares;
+}
+
+/** The amount of a `points.credited` event's data (decimal text, as `activities` writes it). */
+function amountOf(data: unknown): string | undefined {
+  return typeof data === 'object' && data !== null && 'amount' in data && typeof data.amount === 'string'
+    ? data.amount
+    : undefined;
 }
 
 function* chain<T>(...parts: Iterable<T>[]): Generator<T> {
