@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { exactJson } from '../../lib/exact-json.js';
-import { AppError, Errors } from '../../errors.js';
+import { AppError, Errors, renderError } from '../../errors.js';
 import { cookieJar, CSRF_COOKIE } from '../../http/pages/csrf.js';
 import { textsOf } from '../../http/pages/lang.js';
 import { BadForm, Csrf, failure, NotSignedIn, pageRoute, seeOther as see, Text } from '../../http/pages/routes.js';
@@ -93,10 +93,10 @@ export function consoleRoutes(app: App, s: Services): void {
       if ((request.headers.accept ?? '').includes('text/html')) {
         void see(reply, SIGN_IN);
       } else {
-        void reply
-          .code(401)
-          .header('content-type', 'application/json; charset=utf-8')
-          .send({ error: Errors.unauthorized.id, message: Errors.unauthorized.message });
+        // Another client (a script with a wrong or no bearer token) gets the registry's error in
+        // the envelope of /internal/, as JSON although the page's headers said HTML.
+        const { status, headers, body } = renderError('internal', new AppError(Errors.unauthorized));
+        void reply.code(status).headers(headers).header('content-type', 'application/json; charset=utf-8').send(body);
       }
       return;
     }
