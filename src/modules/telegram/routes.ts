@@ -3,7 +3,6 @@
 // authenticates, then runs the method over the platform's core; answers {ok, result} or Telegram's
 // error envelope with the HTTP status equal to error_code.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { TELEGRAM_BODY_LIMIT } from '../../http/body.js';
@@ -16,11 +15,10 @@ import { multipartBodies } from './multipart.js';
 import { mergeParams } from './params.js';
 import { presentUpdates } from './presenter.js';
 import { methodNamed, TELEGRAM_METHODS } from './registry.js';
-import * as repo from './repo.js';
 import { Failure, Success } from './schema.js';
+import { TelegramAuth } from './service.js';
 import { webhookAnswers } from './webhook-answers.js';
 
-const TOKEN = /^bot(\d{1,16}):(.{1,128})$/;
 const tags = ['Telegram Bot API'];
 const TokenParam = Type.String({ description: 'bot<bot id>:<App Key>, the bot\'s "Telegram token"' });
 
@@ -31,27 +29,12 @@ export async function telegramRoutes(app: App, s: Services): Promise<void> {
     present: async (tx, update) => (await presentUpdates(tx, [update]))[0],
     answer: webhookAnswers(s),
   });
-  // Bot numbers never change: a bot's is read once.
-  const numbers = new LRUCache<string, number>({ max: 10_000 });
-
-  async function authenticate(token: string) {
-    const m = TOKEN.exec(token);
-    const credential = m === null ? undefined : await s.credentials.byApiKey(m[2] ?? '');
-    const botId = credential?.botUserId ?? null;
-    if (m === null || credential === undefined || botId === null) throw new AppError(Errors.apiKeyUnavailable);
-    let botNumber = numbers.get(botId);
-    if (botNumber === undefined) {
-      botNumber = await repo.telegramIdOf(s.db.k, botId);
-      if (botNumber !== undefined) numbers.set(botId, botNumber);
-    }
-    if (botNumber === undefined || String(botNumber) !== m[1]) throw new AppError(Errors.apiKeyUnavailable);
-    return { credential, botId, botNumber };
-  }
+  const callers = new TelegramAuth(s.credentials, s.db);
 
   async function run(m: TelegramMethod | undefined, token: string, request: FastifyRequest, reply: FastifyReply) {
     // Telegram's server answers a path without /bot<token>/ as one it does not serve.
     if (!token.startsWith('bot')) throw new AppError(Errors.routeNotFound);
-    const auth = await authenticate(token);
+    const auth = await callers.authenticate(token);
     if (m === undefined) throw new AppError(Errors.routeNotFound);
     const result = await m.call(
       {
