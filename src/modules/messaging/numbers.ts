@@ -4,6 +4,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../../db/connect.js';
 import type { DB } from '../../db/types.js';
+import { drawTelegramNumbers } from '../users/index.js';
 
 const NUMBER = /^-?\d{1,16}$/;
 
@@ -26,9 +27,6 @@ export async function nextMessageNumbers(tx: Kysely<DB>, dialect: Dialect, count
       from generate_series(1, ${count}) order by 1`.execute(tx);
     return r.rows.map((row) => row.id);
   }
-  const r = await sql<{ last: number }>`update telegram_counters set last = last + ${count}
-    where name = 'message' returning last`.execute(tx);
-  const last = r.rows[0]?.last;
-  if (last === undefined) throw new Error('telegram_counters has no message counter');
+  const last = await drawTelegramNumbers(tx, 'message', count);
   return Array.from({ length: count }, (_, i) => last - count + 1 + i);
 }

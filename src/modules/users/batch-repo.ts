@@ -1,8 +1,7 @@
 // Set-based SQL for runs of user events (see events/rows.ts): each statement takes all of a run's
 // rows as one JSON parameter.
-import { CompiledQuery } from 'kysely';
 import { type BatchContext, json, jsonList, PerBatch, run, statement, type Statement } from '../events/index.js';
-import type { UserFields } from './repo.js';
+import { drawTelegramNumbers, type UserFields } from './repo.js';
 
 /**
  * What a batch has learnt about users: those known to exist (users are never deleted, so this
@@ -65,12 +64,7 @@ const statsRows = statement(
 
 /** The first of `count` user numbers drawn from migration 0005's SQLite counter, in one statement. */
 async function drawUserNumbers(ctx: BatchContext, count: number): Promise<number> {
-  const { rows } = await ctx.tx.executeQuery<{ last: number }>(
-    CompiledQuery.raw(`UPDATE telegram_counters SET last = last + ? WHERE name = 'user' RETURNING last`, [count]),
-  );
-  const last = rows[0]?.last;
-  if (last === undefined) throw new Error('telegram_counters has no user counter');
-  return last - count + 1;
+  return (await drawTelegramNumbers(ctx.tx, 'user', count)) - count + 1;
 }
 
 /**

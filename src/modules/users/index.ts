@@ -1,4 +1,4 @@
-// users owns users, wallets, statistics and follows (users, wallets, user_stats, follows): profiles, reads and events.
+// users owns users, wallets, statistics, follows and the Telegram numbers (users, wallets, user_stats, follows, telegram_counters): profiles, reads and events.
 // The module's public surface: other modules and the composition root import it only from here.
 export { exactlyOne } from './alternative.js';
 export { bumpUsersStats, findUsers, follows, knownUsers, pairKey, pairTable, socialDeltas } from './batch-repo.js';
@@ -8,6 +8,7 @@ export { userReads } from './reads.js';
 export type { UserReads } from './reads.js';
 export {
   bumpUserStats,
+  drawTelegramNumbers,
   findUser,
   isFollowing,
   lockUserStatsIfRoom,

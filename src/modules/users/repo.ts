@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import { bump, lockIfRoom, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertNew } from '../../db/rows.js';
 import type { DB, UserRow } from '../../db/types.js';
@@ -89,3 +89,18 @@ export const isFollowing = async (tx: Kysely<DB>, followerId: string, followedId
     .where('follower_id', '=', followerId)
     .where('followed_id', '=', followedId)
     .executeTakeFirst()) !== undefined;
+
+/**
+ * Draws `count` numbers from a counter of migration 0005's `telegram_counters` (SQLite only:
+ * PostgreSQL draws from its sequences) in one statement, within the caller's transaction; answers
+ * the last, so the numbers drawn are `last - count + 1` to `last`. `user` numbers users (the
+ * trigger, and batches of new users), `message` the messages of every chat.
+ */
+export async function drawTelegramNumbers(tx: Kysely<DB>, counter: 'user' | 'message', count: number): Promise<number> {
+  const { rows } = await tx.executeQuery<{ last: number }>(
+    CompiledQuery.raw(`UPDATE telegram_counters SET last = last + ? WHERE name = ? RETURNING last`, [count, counter]),
+  );
+  const last = rows[0]?.last;
+  if (last === undefined) throw new Error(`telegram_counters has no ${counter} counter`);
+  return last;
+}
