@@ -3,7 +3,7 @@
 // check of a form's CSRF token, and what a failure shows.
 import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { Type } from 'typebox';
-import { Errors } from '../../errors.js';
+import { Errors, type AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { toAppError } from '../errors.js';
 import { cookiesOf } from './csrf.js';
@@ -41,17 +41,26 @@ export interface Failure {
   text: string;
 }
 
+type FailureTexts = CommonTexts & { badFormText: string };
+
 /**
  * What a failed page request shows, but for NotSignedIn, which the caller answers. A server error
- * is logged and says nothing more; only a parameter error tells its detail.
+ * is logged and says nothing more; any other is worded by `word` when a family words its own, else
+ * only a parameter error tells its detail.
  */
-export function failure(error: unknown, request: FastifyRequest, t: CommonTexts & { badFormText: string }): Failure {
+export function failure(
+  error: unknown,
+  request: FastifyRequest,
+  t: FailureTexts,
+  word?: (e: AppError) => Failure,
+): Failure {
   if (error instanceof BadForm) return { status: 403, heading: t.badForm, text: t.badFormText };
   const e = toAppError(error, request.url);
   if (e.def.status >= 500) {
     request.log.error({ err: error, reqId: request.id }, 'request failed');
     return { status: 500, heading: t.broken, text: t.brokenText };
   }
+  if (word !== undefined) return word(e);
   // A parameter error is 401 on the /openapi/ surface for compatibility; on a page it is a bad request.
   const parameters = e.def === Errors.invalidRequest || e.def === Errors.paramError;
   const message = parameters ? (e.detail ?? e.def.message) : e.def.message;
@@ -59,6 +68,30 @@ export function failure(error: unknown, request: FastifyRequest, t: CommonTexts 
     status: e.def === Errors.paramError ? 400 : e.def.status,
     heading: t.failed,
     text: `${message.charAt(0).toUpperCase()}${message.slice(1)}.`,
+  };
+}
+
+/**
+ * The failure pages of a family whose pages need a session: NotSignedIn answers 401 in the
+ * family's signed-out words, any other failure as `failure` says; `render` draws the page in the
+ * family's frame.
+ */
+export function failurePages<C extends { t: FailureTexts & { notSignedIn: string; notSignedInText: string } }>(
+  contextOf: (request: FastifyRequest) => C,
+  headers: () => Record<string, string>,
+  render: (ctx: C, f: Failure, error: unknown, request: FastifyRequest) => string,
+): PageErrorHandler {
+  return (error, request, reply) => {
+    const ctx = contextOf(request);
+    const { t } = ctx;
+    const f =
+      error instanceof NotSignedIn
+        ? { status: 401, heading: t.notSignedIn, text: t.notSignedInText }
+        : failure(error, request, t);
+    void reply
+      .code(f.status)
+      .headers(headers())
+      .send(render(ctx, f, error, request));
   };
 }
 

@@ -2,12 +2,11 @@
 // (seed-api.md "Authorization login") or payment ("Authorized payment"); decisions.md section 5.
 // CSRF as http/pages/csrf.ts describes, with its cookie on Path=/oauth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toAppError } from '../../http/errors.js';
 import type { App } from '../../http/types.js';
 import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
 import { requestLang, textsOf } from '../../http/pages/lang.js';
-import { pageRoute } from '../../http/pages/routes.js';
+import { failure, pageRoute, type Failure } from '../../http/pages/routes.js';
 import { textFault } from '../../lib/nul.js';
 import type { Services } from '../../services.js';
 import { type PaymentRequest, SOURCE } from '../payments/index.js';
@@ -140,29 +139,19 @@ export function withParams(uri: string, params: Readonly<Record<string, string |
 /** Every failure of these routes, body parsing included, answers as a page, never as JSON. */
 function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { lang, t } = textsOf(request, TEXTS);
-  let status: number;
-  let heading = t.cant;
-  let message: string;
-  if (error instanceof PageProblem) {
-    status = error.status;
-    heading = error.heading(t);
-    message = error.said(t);
-  } else {
-    const e = toAppError(error, request.url);
-    // Login-flow errors (PaymentsService.validate) carry HTTP 200 for the JSON API; here they are a bad request.
-    status = e.def.loginCode !== undefined ? 400 : e.def.status;
-    message =
-      e.def.loginCode !== undefined ? t.invalidPayment(e.detail ?? e.def.message) : `${e.detail ?? e.def.message}.`;
-    if (status >= 500) {
-      request.log.error({ err: error, reqId: request.id }, 'request failed');
-      heading = t.broken;
-      message = t.brokenText;
-    }
-  }
+  const f: Failure =
+    error instanceof PageProblem
+      ? { status: error.status, heading: error.heading(t), text: error.said(t) }
+      : failure(error, request, t, (e) =>
+          // Login-flow errors (PaymentsService.validate) carry HTTP 200 for the JSON API; here they are a bad request.
+          e.def.loginCode !== undefined
+            ? { status: 400, heading: t.cant, text: t.invalidPayment(e.detail ?? e.def.message) }
+            : { status: e.def.status, heading: t.cant, text: `${e.detail ?? e.def.message}.` },
+        );
   void reply
-    .code(status)
+    .code(f.status)
     .headers(pageHeaders())
-    .send(errorPage(heading, message, lang));
+    .send(errorPage(f.heading, f.text, lang));
 }
 
 /** Hundredths as the page shows them: 2550 -> "25.50", 1200 -> "12" (two decimals or none, like money). */

@@ -9,7 +9,7 @@ import { lookup, textsOf } from '../../http/pages/lang.js';
 import {
   BadForm,
   Csrf,
-  failure,
+  failurePages,
   NotSignedIn,
   pageRoute,
   pageSession,
@@ -60,22 +60,20 @@ export function developerSiteRoutes(app: App, s: Services): void {
   });
 
   /** Every failure of the site answers as a page in its frame, never as JSON. */
-  function siteError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const ctx = textsOf(request, TEXTS);
-    const { t } = ctx;
-    const signedOut = error instanceof NotSignedIn;
-    const f = signedOut ? { status: 401, heading: t.notSignedIn, text: t.notSignedInText } : failure(error, request, t);
-    // A refused form goes back to the start; another failure to the page it came from.
-    const back = signedOut
-      ? undefined
-      : error instanceof BadForm
-        ? `${SITE}/`
-        : (/^\/developers\/(?:bots|apps)\/[^/?]+/.exec(request.url)?.[0] ?? `${SITE}/`);
-    void reply
-      .code(f.status)
-      .headers(SITE_SHEET.headers())
-      .send(messagePage(ctx, f.heading, f.text, back));
-  }
+  const siteError = failurePages(
+    (request) => textsOf(request, TEXTS),
+    () => SITE_SHEET.headers(),
+    (ctx, f, error, request) => {
+      // A refused form goes back to the start; another failure to the page it came from.
+      const back =
+        error instanceof NotSignedIn
+          ? undefined
+          : error instanceof BadForm
+            ? `${SITE}/`
+            : (/^\/developers\/(?:bots|apps)\/[^/?]+/.exec(request.url)?.[0] ?? `${SITE}/`);
+      return messagePage(ctx, f.heading, f.text, back);
+    },
+  );
 
   /** A form that changes a bot or an app: checked, run as one unit of work, then back to its page with a notice. */
   async function change(

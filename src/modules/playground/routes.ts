@@ -10,7 +10,7 @@ import { cookiesOf } from '../../http/pages/csrf.js';
 import { lookup, textsOf } from '../../http/pages/lang.js';
 import {
   Csrf,
-  failure,
+  failurePages,
   NotSignedIn,
   pageRoute,
   pageSession,
@@ -79,16 +79,11 @@ export function playgroundRoutes(app: App, s: Services): void {
   }
 
   /** Every failure of a page answers as a page in its frame. */
-  function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply): void {
-    const ctx = textsOf(request, TEXTS);
-    const { t } = ctx;
-    const signedOut = error instanceof NotSignedIn;
-    const f = signedOut ? { status: 401, heading: t.notSignedIn, text: t.notSignedInText } : failure(error, request, t);
-    void reply
-      .code(f.status)
-      .headers(PLAYGROUND_SHEET.headers())
-      .send(playgroundMessagePage(ctx, f.heading, f.text, !signedOut));
-  }
+  const pageError = failurePages(
+    (request) => textsOf(request, TEXTS),
+    () => PLAYGROUND_SHEET.headers(),
+    (ctx, f, error) => playgroundMessagePage(ctx, f.heading, f.text, !(error instanceof NotSignedIn)),
+  );
 
   const page = pageRoute(['Playground'], PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), pageError);
 
