@@ -140,7 +140,7 @@ export function createServices(deps: ServiceDeps) {
     payments: new PaymentsService(db, work, clock, oauth, ledger, config),
     messaging: new MessagingService(db, work, clock, shared.limiter, config, readsOfUsers, invalidations),
     telegramReads: telegramReads(db),
-    playground: new PlaygroundService(db, events),
+    playground: new PlaygroundService(db, events, clock),
     console: new ConsoleService(db, clock, work, bots, developers, deps.adminTokenHash),
   };
 }

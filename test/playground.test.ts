@@ -4,11 +4,11 @@
 // and PLAYGROUND=off.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeStores, startTestApp } from './helpers/app.js';
+import { describeStores, FakeClock, startTestApp } from './helpers/app.js';
 import { botCall, result } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, sessionToken, type TestUser } from './helpers/factories.js';
 import { pageClient } from './helpers/pages.js';
-import type { PlaygroundService } from '../src/modules/playground/service.js';
+import { PlaygroundService } from '../src/modules/playground/service.js';
 
 interface Update {
   update_id: number;
@@ -172,6 +172,20 @@ await describeStores('playground', (t) => {
       );
     },
   );
+
+  it('answers a long poll with nothing new once its time is up on the injected clock', async () => {
+    const { dev, bot } = await setUp();
+    const clock = new FakeClock();
+    const playground = new PlaygroundService(t().services.db, t().services.events, clock);
+    const held = nextLook(playground);
+    const chat = { type: 'private' as const, userId: dev.user_id, botUserId: bot.bot_user_id };
+    const waiting = playground.waitForChange('a session', chat, 1, () => false);
+    await held;
+    clock.advance(20_000);
+    const answered = await waiting;
+    assert.equal(answered?.cursor, 1, 'answered, not ended');
+    assert.deepEqual(answered.items, []);
+  });
 
   it('refuses a form without its CSRF token, and chats with other bots or groups it is not in', async () => {
     const { bot, client } = await setUp();

@@ -104,15 +104,30 @@ export interface SignedIn {
 
 /** The signed-in user of the pages under `path`, whose forms' tokens are bound to that path. */
 export function pageSession(s: Pick<Services, 'sessions' | 'users' | 'csrf'>, path: string) {
-  /** The signed-in user, with the CSRF cookie set for the page's forms. */
-  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn> {
+  /**
+   * The signed-in user and their session, with the CSRF token of the page's forms (its cookie goes
+   * to `setCookie`); undefined without a valid session.
+   */
+  async function signedIn(
+    request: FastifyRequest,
+    setCookie: (cookie: string) => void = () => undefined,
+  ): Promise<(SignedIn & { session: string }) | undefined> {
     const { session } = cookiesOf(request);
     const userId = await s.sessions.userOf(session);
-    if (userId === undefined || session === undefined) throw new NotSignedIn();
+    if (userId === undefined || session === undefined) return undefined;
     const { token, cookie } = s.csrf.issue(path, session);
-    void reply.header('set-cookie', cookie);
+    setCookie(cookie);
     const user = await s.users.record(userId);
-    return { userId, userName: user?.name ?? userId, csrf: token };
+    return { userId, userName: user?.name ?? userId, csrf: token, session };
+  }
+
+  /** The signed-in user, with the CSRF cookie set for the page's forms. */
+  async function viewer(request: FastifyRequest, reply: FastifyReply): Promise<SignedIn> {
+    const user = await signedIn(request, (cookie) => {
+      void reply.header('set-cookie', cookie);
+    });
+    if (user === undefined) throw new NotSignedIn();
+    return { userId: user.userId, userName: user.userName, csrf: user.csrf };
   }
 
   /** As viewer, for a form: refused unless its CSRF token (and cookie) belong to the session. */
@@ -123,5 +138,5 @@ export function pageSession(s: Pick<Services, 'sessions' | 'users' | 'csrf'>, pa
     return signedIn;
   }
 
-  return { viewer, poster };
+  return { signedIn, viewer, poster };
 }

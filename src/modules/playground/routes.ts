@@ -6,7 +6,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { OperatorError } from '../../http/internal.js';
-import { cookiesOf } from '../../http/pages/csrf.js';
 import { lookup, textsOf } from '../../http/pages/lang.js';
 import {
   Csrf,
@@ -46,10 +45,6 @@ const Reason = Type.String({ pattern: '^[a-z_]{1,64}$' });
 const refusal = (t: PlaygroundTexts, reason: string) => lookup(t.refusals, reason) ?? t.refused;
 /** What a form answers the live script (`x-playground-live: 1`) instead of a redirect. */
 const LiveAnswer = Type.Object({ notice: Type.Union([Type.String(), Type.Null()]) });
-
-/** How long one long poll waits for a change, and how often it looks. */
-const POLL_MS = 20_000;
-const LOOK_MS = 400;
 
 const LIVE_HEADER = 'x-playground-live';
 
@@ -218,37 +213,24 @@ export function playgroundRoutes(app: App, s: Services): void {
       },
     },
     async (request, reply) => {
-      const { session } = cookiesOf(request);
-      const userId = await s.sessions.userOf(session);
-      if (userId === undefined || session === undefined) throw new AppError(Errors.unauthorized, 'not signed in');
+      // Signed in as on the pages, but no CSRF cookie is set: the answer is JSON for the live script.
+      const user = await signIn.signedIn(request);
+      if (user === undefined) throw new AppError(Errors.unauthorized, 'not signed in');
+      const { session, ...signedIn } = user;
       const { bot, group, after } = request.query;
-      const place = await s.playground.place(userId, bot, group);
+      const place = await s.playground.place(signedIn.userId, bot, group);
       if (place.chat === undefined) throw new AppError(Errors.unknownBot);
-      const user = await s.users.record(userId);
-      const ctx: PlaygroundContext = {
-        ...textsOf(request, TEXTS),
-        userId,
-        userName: user?.name ?? userId,
-        csrf: s.csrf.issue(PLAYGROUND, session).token,
-      };
+      const ctx: PlaygroundContext = { ...textsOf(request, TEXTS), ...signedIn };
       // The response closes early when the page is left; the request's own close event fires once its body is read.
       const client = { gone: false };
       reply.raw.once('close', () => {
         client.gone = true;
       });
       void reply.header('cache-control', 'no-store');
-      const deadline = Date.now() + POLL_MS;
-      const hold = s.playground.hold(session);
-      try {
-        for (;;) {
-          const chat = await s.playground.conversation(place.chat, after);
-          if (chat.cursor > after || client.gone || closing || Date.now() >= deadline)
-            return { cursor: chat.cursor, items: liveItems(ctx, place, chat) };
-          if (!(await hold.pause(LOOK_MS))) return { cursor: after, items: [], ended: true as const };
-        }
-      } finally {
-        s.playground.release(session, hold);
-      }
+      const chat = await s.playground.waitForChange(session, place.chat, after, () => client.gone || closing);
+      return chat === undefined
+        ? { cursor: after, items: [], ended: true as const }
+        : { cursor: chat.cursor, items: liveItems(ctx, place, chat) };
     },
   );
 }

@@ -3,6 +3,7 @@
 // through the events service, so delivery rules, privacy settings and permissions apply unchanged.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../db/connect.js';
+import type { Clock } from '../../lib/clock.js';
 import { AppError, Errors } from '../../errors.js';
 import { parseIdList } from '../../lib/json.js';
 import { ASSISTANT_USER_ID } from '../../db/migrations/0003_developers.js';
@@ -47,6 +48,9 @@ export interface Conversation {
 const HISTORY = 50;
 /** A write's time is taken when its transaction starts: one that commits late is still picked up. */
 const SLACK_MS = 5000;
+/** How long one long poll waits for a change (on the clock), and how often it looks. */
+const POLL_MS = 20_000;
+const LOOK_MS = 400;
 
 /** A live-update request held open, until it answers or a newer one of its session ends it. */
 export class LiveHold {
@@ -80,6 +84,7 @@ export class PlaygroundService {
   constructor(
     private readonly db: Db,
     private readonly events: EventsService,
+    private readonly clock: Clock,
   ) {}
 
   /**
@@ -87,15 +92,39 @@ export class PlaygroundService {
    * once): a session holds one request and its look-ups, however many it sends. `release` it when
    * it answers.
    */
-  hold(session: string): LiveHold {
+  private hold(session: string): LiveHold {
     this.live.get(session)?.end();
     const hold = new LiveHold();
     this.live.set(session, hold);
     return hold;
   }
 
-  release(session: string, hold: LiveHold): void {
+  private release(session: string, hold: LiveHold): void {
     if (this.live.get(session) === hold) this.live.delete(session);
+  }
+
+  /**
+   * The session's live-update request: the chat as changed after `after`, once something changed,
+   * the poll's time is up or `stop()` says to answer now (the client left, the server closes);
+   * undefined when a newer request of the session ended this one. Looks every LOOK_MS meanwhile.
+   */
+  async waitForChange(
+    session: string,
+    chat: repo.ChatKey,
+    after: number,
+    stop: () => boolean,
+  ): Promise<Conversation | undefined> {
+    const deadline = this.clock.now() + POLL_MS;
+    const hold = this.hold(session);
+    try {
+      for (;;) {
+        const conversation = await this.conversation(chat, after);
+        if (conversation.cursor > after || stop() || this.clock.now() >= deadline) return conversation;
+        if (!(await hold.pause(LOOK_MS))) return undefined;
+      }
+    } finally {
+      this.release(session, hold);
+    }
   }
 
   /** The bots `userId` may try (own, the assistant, the demo bot) and, given ids, the chosen chat. */
