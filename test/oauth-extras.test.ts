@@ -406,6 +406,187 @@ await describeStores(
       assert.deepEqual(await info(tk.access_token), { status: 200, body: TOKEN_INVALID });
     });
 
+    // ---- HTTP Basic client authentication (RFC 6749 section 2.3.1, client_secret_basic) ----
+
+    /** RFC 6749 Appendix B: each part form-urlencoded, then joined by a colon and in base64. */
+    const basic = (
+      id: string,
+      secret: string,
+      encode = (x: string) => new URLSearchParams({ x }).toString().slice(2),
+    ) => `Basic ${Buffer.from(`${encode(id)}:${encode(secret)}`).toString('base64')}`;
+    const appBasic = () => basic(app.app_id, app.app_secret);
+    /** Every character percent-encoded: what a strict client may send, decoded to the same values. */
+    const everyEscaped = (x: string) => [...Buffer.from(x)].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    const withBasic = (url: string, fields: Record<string, string>, authorization = appBasic()) =>
+      send({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization },
+        payload: new URLSearchParams(fields).toString(),
+      });
+    const BASIC_DIFFERS = (name: string) =>
+      paramError(`${name}: differs from the Basic credentials of the Authorization header`);
+
+    it('Basic credentials stand for app_id and app_secret at both token endpoints, by POST and by GET', async () => {
+      const user_id = alice.user_id;
+      const tk = tokensOf(
+        await withBasic('/openapi/oauth2/access_token', {
+          grant_type: 'authorization_code',
+          code: await codeOf(),
+          user_id,
+        }),
+      );
+      const renewed = tokensOf(
+        await withBasic('/openapi/oauth2/refresh_token', {
+          grant_type: 'refresh_token',
+          refresh_token: tk.refresh_token,
+          user_id,
+        }),
+      );
+      const again = tokensOf(
+        await withBasic(
+          '/openapi/oauth2/access_token',
+          { grant_type: 'refresh_token', refresh_token: renewed.refresh_token, user_id },
+          basic(app.app_id, app.app_secret, everyEscaped),
+        ),
+      );
+      const query = new URLSearchParams({ grant_type: 'authorization_code', code: await codeOf(), user_id });
+      tokensOf(
+        await send({
+          method: 'GET',
+          url: `/openapi/oauth2/access_token?${query.toString()}`,
+          // The scheme's name is case-insensitive (RFC 9110 section 11.1).
+          headers: { authorization: appBasic().replace('Basic', 'bAsIc') },
+        }),
+      );
+      assert.equal((await info(again.access_token)).body.code, 1);
+    });
+
+    it('Basic credentials with the same values as parameters are fine; differing ones are a Param error', async () => {
+      const code = await codeOf();
+      const fields = { grant_type: 'authorization_code', code, user_id: alice.user_id };
+      const url = '/openapi/oauth2/access_token';
+      const wrongBasic = basic(app.app_id, 'wrong-secret');
+      const differing: [Record<string, string>, string, string][] = [
+        [{ app_id: other.app_id }, appBasic(), 'app_id'],
+        [{ client_id: other.app_id }, appBasic(), 'client_id'],
+        [{ app_secret: other.app_secret }, appBasic(), 'app_secret'],
+        [{ client_secret: 'wrong-secret' }, appBasic(), 'client_secret'],
+        // A right App Secret beside Basic credentials holding a wrong one: still two methods that disagree.
+        [{ client_secret: app.app_secret }, wrongBasic, 'client_secret'],
+      ];
+      for (const [extra, authorization, name] of differing) {
+        assert.deepEqual(await withBasic(url, { ...fields, ...extra }, authorization), {
+          status: 401,
+          body: BASIC_DIFFERS(name),
+        });
+      }
+      // None of those used the code up.
+      const same = {
+        app_id: app.app_id,
+        client_id: app.app_id,
+        app_secret: app.app_secret,
+        client_secret: app.app_secret,
+      };
+      const tk = tokensOf(await withBasic(url, { ...fields, ...same }));
+      assert.deepEqual(
+        await withBasic('/openapi/oauth2/revoke', { token: tk.refresh_token, client_id: other.app_id }),
+        { status: 401, body: BASIC_DIFFERS('client_id') },
+      );
+      assert.equal((await info(tk.access_token)).body.code, 1, 'nothing was revoked');
+    });
+
+    it('a wrong Basic secret is refused as a wrong parameter secret, with a Basic challenge', async () => {
+      const fields = { grant_type: 'authorization_code', code: await codeOf(), user_id: alice.user_id };
+      const res = await t().app.inject({
+        method: 'POST',
+        url: '/openapi/oauth2/access_token',
+        headers: { authorization: basic(app.app_id, 'wrong-secret') },
+        payload: fields,
+      });
+      assert.deepEqual({ status: res.statusCode, body: res.json<unknown>() }, { status: 401, body: BAD_CREDENTIALS });
+      assert.equal(res.headers['www-authenticate'], 'Basic realm="Open Platform", charset="UTF-8"');
+      assert.equal(res.headers['cache-control'], 'no-store');
+      // A wrong parameter secret gets the same body and no challenge: no Authorization header was tried.
+      const param = await t().app.inject({
+        method: 'POST',
+        url: '/openapi/oauth2/access_token',
+        payload: { ...fields, app_id: app.app_id, app_secret: 'wrong-secret' },
+      });
+      assert.deepEqual(
+        { status: param.statusCode, body: param.json<unknown>() },
+        { status: 401, body: BAD_CREDENTIALS },
+      );
+      assert.equal(param.headers['www-authenticate'], undefined);
+      // The code is still unused, and the refresh endpoint and revocation refuse a wrong Basic secret alike.
+      const tk = tokensOf(await withBasic('/openapi/oauth2/access_token', fields));
+      const refreshFields = { grant_type: 'refresh_token', refresh_token: tk.refresh_token, user_id: alice.user_id };
+      for (const [url, body] of [
+        ['/openapi/oauth2/refresh_token', refreshFields],
+        ['/openapi/oauth2/revoke', { token: tk.refresh_token }],
+      ] as const) {
+        assert.deepEqual(await withBasic(url, body, basic(app.app_id, 'wrong-secret')), {
+          status: 401,
+          body: BAD_CREDENTIALS,
+        });
+      }
+      assert.deepEqual(await withBasic('/openapi/oauth2/revoke', { token: tk.refresh_token }), {
+        status: 200,
+        body: SUCCESS_NULL,
+      });
+      assert.deepEqual(await withBasic('/openapi/oauth2/refresh_token', refreshFields), {
+        status: 200,
+        body: REFRESH_FAILED,
+      });
+    });
+
+    it('malformed Basic credentials are a Param error that says what is wrong, and use nothing up', async () => {
+      const code = await codeOf();
+      const fields = { grant_type: 'authorization_code', code, user_id: alice.user_id };
+      const b64 = (text: string | Buffer) => `Basic ${Buffer.from(text).toString('base64')}`;
+      const cases: [string, string][] = [
+        ['Basic', 'Authorization: Basic needs one base64 token'],
+        ['Basic   ', 'Authorization: Basic needs one base64 token'],
+        ['Basic abc def', 'Authorization: Basic needs one base64 token'],
+        ['Basic !!!!', 'Authorization: Basic credentials are not base64'],
+        ['Basic a', 'Authorization: Basic credentials are not base64'],
+        ['Basic YWJj=', 'Authorization: Basic credentials are not base64'],
+        [b64('no-colon-here'), 'Authorization: Basic credentials need a colon between client_id and client_secret'],
+        [b64(Buffer.from([0x61, 0x3a, 0xff])), 'Authorization: Basic credentials are not UTF-8'],
+        [b64(`%ZZ:${app.app_secret}`), 'Authorization: client_id is not valid percent-encoding'],
+        [b64(`${app.app_id}:%E0%A4%A`), 'Authorization: client_secret is not valid percent-encoding'],
+      ];
+      for (const [authorization, detail] of cases) {
+        assert.deepEqual(
+          await withBasic('/openapi/oauth2/access_token', fields, authorization),
+          { status: 401, body: paramError(detail) },
+          authorization,
+        );
+      }
+      assert.deepEqual(await withBasic('/openapi/oauth2/revoke', { token: 'x' }, 'Basic !!!!'), {
+        status: 401,
+        body: paramError('Authorization: Basic credentials are not base64'),
+      });
+      // Unpadded base64 is read (some clients drop the padding).
+      tokensOf(await withBasic('/openapi/oauth2/access_token', fields, appBasic().replace(/=+$/, '')));
+    });
+
+    it('an Authorization header of another scheme is not client authentication, as before', async () => {
+      const fields = { grant_type: 'authorization_code', code: await codeOf(), user_id: alice.user_id };
+      const bearer = `Bearer ${Buffer.from(`${app.app_id}:${app.app_secret}`).toString('base64')}`;
+      assert.deepEqual(await withBasic('/openapi/oauth2/access_token', fields, bearer), {
+        status: 401,
+        body: paramError('app_id: required'),
+      });
+      tokensOf(
+        await withBasic(
+          '/openapi/oauth2/access_token',
+          { ...fields, app_id: app.app_id, app_secret: app.app_secret },
+          'Bearer some-other-token',
+        ),
+      );
+    });
+
     // ---- Metadata ----
 
     it('authorization server metadata names the endpoints, S256 and the scopes', async () => {
@@ -422,8 +603,8 @@ await describeStores(
         grant_types_supported: ['authorization_code', 'refresh_token'],
         code_challenge_methods_supported: ['S256'],
         scopes_supported: ['moment', 'payment'],
-        token_endpoint_auth_methods_supported: ['client_secret_post'],
-        revocation_endpoint_auth_methods_supported: ['client_secret_post'],
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+        revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       });
     });
   },

@@ -71,6 +71,9 @@ await describeStores('OpenAPI document', (t) => {
         for (const name of Object.keys(requirement)) assert.ok(schemes.includes(name), `${id}: unknown scheme ${name}`);
       }
       if (id.includes(' /internal/')) assert.deepEqual(op.security, [{ operator: [] }], id);
+      // The token endpoints and revocation take app_id and app_secret as HTTP Basic credentials too.
+      if (id.includes(' /openapi/oauth2/'))
+        assert.deepEqual(op.security, [{ appIdQuery: [], appSecret: [] }, { clientBasic: [] }], id);
       if (id.includes(' /openapi/') && !id.includes('/oauth2/') && !id.includes('/payment/')) {
         assert.ok((op.security as unknown[]).length > 0, `${id}: /openapi/ operations authenticate`);
       }

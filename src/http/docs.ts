@@ -35,6 +35,12 @@ export async function registerDocs(app: App, publicUrl: string): Promise<void> {
           accessToken: header('access_token', 'Access token from the login flow (Token header set)'),
           appIdQuery: { type: 'apiKey', in: 'query', name: 'app_id', description: 'Application id' },
           appSecret: { type: 'apiKey', in: 'query', name: 'app_secret', description: 'App Secret of that application' },
+          clientBasic: {
+            type: 'http',
+            scheme: 'basic',
+            description:
+              'app_id and app_secret as HTTP Basic credentials, each form-urlencoded (RFC 6749 section 2.3.1)',
+          },
           session: {
             type: 'apiKey',
             in: 'cookie',

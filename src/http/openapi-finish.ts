@@ -31,9 +31,9 @@ type Security = NonNullable<FastifySchema['security']>;
 /** How each surface authenticates where a route does not say so itself. */
 function defaultSecurity(url: string): Security {
   if (url.startsWith('/internal/')) return [{ operator: [] }];
-  if (url.startsWith('/openapi/oauth2/') || url.startsWith('/openapi/payment/')) {
-    return [{ appIdQuery: [], appSecret: [] }];
-  }
+  // The token endpoints and revocation take the same credentials as HTTP Basic too (RFC 6749 section 2.3.1).
+  if (url.startsWith('/openapi/oauth2/')) return [{ appIdQuery: [], appSecret: [] }, { clientBasic: [] }];
+  if (url.startsWith('/openapi/payment/')) return [{ appIdQuery: [], appSecret: [] }];
   if (url.startsWith('/openapi/')) return [{ apiKey: [] }];
   if (url.startsWith('/oauth/')) return [{ session: [] }];
   // Liveness, readiness and the document itself are open.

@@ -61,23 +61,38 @@ const mergedOf = (request: FastifyRequest): Record<string, unknown> => ({
 /** One parameter as sent, before any check: for a route that picks its reader by it. */
 export const requestParam = (request: FastifyRequest, key: string): unknown => mergedOf(request)[key];
 
+/** Parameters a request carries outside its query string and body, and where (for an error's detail). */
+export interface GivenParams {
+  from: string;
+  params: Readonly<Record<string, string>>;
+}
+const NOTHING_GIVEN: GivenParams = { from: '', params: {} };
+
 /**
  * A reader of one method's parameters from a request; throws a parameter error naming the field.
  * An optional parameter given as null, or as empty text where it may be empty, is one not given
  * (SDKs send unset fields so), and a boolean may be True or False in any case, or 1 or 0.
  * `aliases` maps another spelling to a parameter's name: either may be sent, and both only alike.
+ * `given` holds parameters the request carries elsewhere (`from` names where: the token endpoints'
+ * HTTP Basic credentials); a parameter, or an alias of it, sent too must be equal to it.
  */
 export function requestParams<S extends TSchema>(
   schema: S,
   aliases: Readonly<Record<string, string>> = {},
-): (request: FastifyRequest) => Static<S> {
+): (request: FastifyRequest, given?: GivenParams) => Static<S> {
   const validate = compileCoercing(schema);
   const { booleans, optional, blankable } = parameterKinds(schema);
-  return (request) => {
+  const spellings = (name: string) => [name, ...Object.keys(aliases).filter((alias) => aliases[alias] === name)];
+  return (request, given = NOTHING_GIVEN) => {
     const merged = decode(mergedOf(request));
     for (const key of optional) {
       const value = merged[key];
       if (value === null || (value === '' && blankable.has(key))) Reflect.deleteProperty(merged, key);
+    }
+    for (const [name, value] of Object.entries(given.params)) {
+      const differing = spellings(name).find((key) => merged[key] !== undefined && merged[key] !== value);
+      if (differing !== undefined) throw new AppError(Errors.paramError, `${differing}: differs from ${given.from}`);
+      merged[name] = value;
     }
     for (const [alias, name] of Object.entries(aliases)) {
       const value = merged[alias];

@@ -8,10 +8,10 @@ import { ServerMetadata } from './schema.js';
 import { SCOPES } from './service.js';
 
 /**
- * App ID and App Secret travel as parameters (query, form or JSON), never in an Authorization
- * header; client_id and client_secret are read as their other spelling.
+ * App ID and App Secret travel as HTTP Basic credentials (RFC 6749 section 2.3.1) or as parameters
+ * (query, form or JSON; client_id and client_secret are read as their other spelling).
  */
-const CLIENT_AUTH = ['client_secret_post'];
+const CLIENT_AUTH = ['client_secret_basic', 'client_secret_post'];
 
 // The contract (seed-api.md "Authorization login") requires user_id at both grants, so a standard
 // client succeeds only if it sends that extra parameter too; the document says so.

@@ -8,6 +8,7 @@ import { requestParam, requestParams } from '../../http/params.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { PublicUser, publicView } from '../users/index.js';
+import { basicClient, challengingBasic } from './client-basic.js';
 import { serverMetadataRoute } from './metadata.js';
 import {
   AccessTokenParams,
@@ -34,11 +35,14 @@ export function oauthRoutes(app: App, s: Services): void {
   const refreshParams = requestParams(RefreshTokenParams, CLIENT_ALIASES);
   const revokeParams = requestParams(RevokeParams, CLIENT_ALIASES);
   // Read by requestParams (query string and body merged) with the schema the document shows.
-  const description = 'Parameters in the query string or the body (form or JSON); GET and POST alike.';
+  const description =
+    'Parameters in the query string or the body (form or JSON); GET and POST alike. app_id and app_secret ' +
+    'may come instead as HTTP Basic credentials (RFC 6749 section 2.3.1); given both ways, they must be equal.';
   const refreshGrant = async (request: FastifyRequest) => {
-    const p = refreshParams(request);
+    const basic = basicClient(request);
+    const p = refreshParams(request, basic);
     if (p.grant_type !== 'refresh_token') throw new AppError(Errors.loginParamInvalid, 'grant_type: refresh_token');
-    return ok(1, await s.oauth.refresh(p));
+    return ok(1, await challengingBasic(basic, () => s.oauth.refresh(p)));
   };
 
   app.route({
@@ -57,10 +61,11 @@ export function oauthRoutes(app: App, s: Services): void {
     handler: async (request) => {
       // The metadata names this the token endpoint for both grants, as RFC 6749 has one.
       if (requestParam(request, 'grant_type') === 'refresh_token') return refreshGrant(request);
-      const p = exchangeParams(request);
+      const basic = basicClient(request);
+      const p = exchangeParams(request, basic);
       if (p.grant_type !== 'authorization_code')
         throw new AppError(Errors.loginParamInvalid, 'grant_type: authorization_code');
-      return ok(1, await s.oauth.exchangeCode(p));
+      return ok(1, await challengingBasic(basic, () => s.oauth.exchangeCode(p)));
     },
   });
 
@@ -89,14 +94,16 @@ export function oauthRoutes(app: App, s: Services): void {
         description:
           'Form or JSON body. Ends the grant the token belongs to: its refresh tokens and every access token issued ' +
           'from it then fail (-2012, -2015). Answers success for an unknown token too, so no token can be probed.',
-        // Read with the token endpoints' reader: client_id and client_secret (client_secret_post, as
-        // the metadata advertises) are app_id and app_secret here too.
+        // Read with the token endpoints' reader: client_id and client_secret (client_secret_post) and
+        // HTTP Basic (client_secret_basic), as the metadata advertises, are app_id and app_secret here too.
         mergedParams: { in: 'body', schema: RevokeParams },
         response: loginResponses(Type.Null()),
       },
     },
     async (request) => {
-      await s.oauth.revoke(revokeParams(request));
+      const basic = basicClient(request);
+      const p = revokeParams(request, basic);
+      await challengingBasic(basic, () => s.oauth.revoke(p));
       return ok(1, null);
     },
   );

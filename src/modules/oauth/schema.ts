@@ -6,8 +6,8 @@ const Text = (description: string) => Type.String({ minLength: 1, maxLength: 512
 const GrantType = (grant: string, description = grant) =>
   Type.String({ minLength: 1, maxLength: 512, description, examples: [grant] });
 const AppCredentials = {
-  app_id: Text('application id from the developer site (or client_id)'),
-  app_secret: Text('App Secret of that application (or client_secret)'),
+  app_id: Text('application id from the developer site (or client_id, or HTTP Basic credentials)'),
+  app_secret: Text('App Secret of that application (or client_secret, or HTTP Basic credentials)'),
 };
 /** RFC 6749 section 2.3.1 spellings of the credentials (client_secret_post), read as app_id and app_secret. */
 export const CLIENT_ALIASES = { client_id: 'app_id', client_secret: 'app_secret' } as const;
