@@ -62,6 +62,11 @@ function tokensOf(r: Answer, expiresIn = 7200): Tokens {
     data: { access_token, expires_in: expiresIn, refresh_token, token_type: '' },
     message: 'success',
     success: true,
+    // Added beside the envelope: RFC 6749 section 5.1, where standard OAuth clients read the tokens.
+    access_token,
+    token_type: 'Bearer',
+    expires_in: expiresIn,
+    refresh_token,
   });
   return { access_token, refresh_token };
 }

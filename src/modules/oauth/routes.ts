@@ -1,12 +1,13 @@
 // Token endpoints of the login flow (with revocation, RFC 7009) and the Token-header user endpoints.
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { apiErrors, Envelope, ok } from '../../http/envelope.js';
 import { noStore } from '../../http/no-store.js';
 import { requestParam, requestParams } from '../../http/params.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
+import type { TokenRecord } from './service.js';
 import { PublicUser, publicView } from '../users/index.js';
 import { basicClient, challengingBasic } from './client-basic.js';
 import { serverMetadataRoute } from './metadata.js';
@@ -19,15 +20,24 @@ import {
   TokenEndpointParams,
   TokenFollowersQuery,
   TokenHeaders,
-  TokenRecord,
+  TokenAnswer,
   TokenUserQuery,
   UserWithLevel,
 } from './schema.js';
 
 const tags = ['Authorization login'];
-const loginResponses = <D extends Parameters<typeof Envelope>[0]>(data: D) => ({
-  200: Type.Union([Envelope(data), LoginFailure]),
+const loginResponses = <S extends TSchema>(success: S) => ({
+  200: Type.Union([success, LoginFailure]),
   401: Type.Union([LoginFailure, apiErrors[401]]),
+});
+
+/** The envelope the seed names, and RFC 6749 section 5.1's fields beside it (schema TokenAnswer). */
+const tokenAnswer = (record: TokenRecord): Static<typeof TokenAnswer> => ({
+  ...ok(1, record),
+  access_token: record.access_token,
+  token_type: 'Bearer',
+  expires_in: record.expires_in,
+  refresh_token: record.refresh_token,
 });
 
 export function oauthRoutes(app: App, s: Services): void {
@@ -42,7 +52,7 @@ export function oauthRoutes(app: App, s: Services): void {
     const basic = basicClient(request);
     const p = refreshParams(request, basic);
     if (p.grant_type !== 'refresh_token') throw new AppError(Errors.loginParamInvalid, 'grant_type: refresh_token');
-    return ok(1, await challengingBasic(basic, () => s.oauth.refresh(p)));
+    return tokenAnswer(await challengingBasic(basic, () => s.oauth.refresh(p)));
   };
 
   app.route({
@@ -56,7 +66,7 @@ export function oauthRoutes(app: App, s: Services): void {
       summary: 'Exchange an authorization code for tokens (or a refresh token, as the refresh endpoint does)',
       description,
       mergedParams: { in: 'querystring', schema: TokenEndpointParams },
-      response: loginResponses(TokenRecord),
+      response: loginResponses(TokenAnswer),
     },
     handler: async (request) => {
       // The metadata names this the token endpoint for both grants, as RFC 6749 has one.
@@ -65,7 +75,7 @@ export function oauthRoutes(app: App, s: Services): void {
       const p = exchangeParams(request, basic);
       if (p.grant_type !== 'authorization_code')
         throw new AppError(Errors.loginParamInvalid, 'grant_type: authorization_code');
-      return ok(1, await challengingBasic(basic, () => s.oauth.exchangeCode(p)));
+      return tokenAnswer(await challengingBasic(basic, () => s.oauth.exchangeCode(p)));
     },
   });
 
@@ -80,7 +90,7 @@ export function oauthRoutes(app: App, s: Services): void {
       summary: 'Renew the access token (the refresh token rotates)',
       description,
       mergedParams: { in: 'querystring', schema: RefreshTokenParams },
-      response: loginResponses(TokenRecord),
+      response: loginResponses(TokenAnswer),
     },
     handler: refreshGrant,
   });
@@ -97,7 +107,7 @@ export function oauthRoutes(app: App, s: Services): void {
         // Read with the token endpoints' reader: client_id and client_secret (client_secret_post) and
         // HTTP Basic (client_secret_basic), as the metadata advertises, are app_id and app_secret here too.
         mergedParams: { in: 'body', schema: RevokeParams },
-        response: loginResponses(Type.Null()),
+        response: loginResponses(Envelope(Type.Null())),
       },
     },
     async (request) => {
@@ -118,7 +128,7 @@ export function oauthRoutes(app: App, s: Services): void {
         summary: 'The authorized user, with level (header access_token)',
         headers: TokenHeaders,
         querystring: TokenUserQuery,
-        response: loginResponses(UserWithLevel),
+        response: loginResponses(Envelope(UserWithLevel)),
       },
     },
     async (request) => {
@@ -137,7 +147,7 @@ export function oauthRoutes(app: App, s: Services): void {
         summary: 'Followers of the authorized user, newest first (header access_token)',
         headers: TokenHeaders,
         querystring: TokenFollowersQuery,
-        response: loginResponses(Type.Array(PublicUser)),
+        response: loginResponses(Envelope(Type.Array(PublicUser))),
       },
     },
     async (request) => {

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Envelope } from '../../http/envelope.js';
 import { URL_MAX } from '../../lib/input-rules.js';
 import { Paging } from '../../lib/schemas.js';
 
@@ -70,6 +71,18 @@ export const TokenRecord = Type.Object({
   expires_in: Type.Integer(),
   refresh_token: Type.String(),
   token_type: Type.String(),
+});
+
+/**
+ * A token endpoint's success: the seed's envelope with the token record in `data`, and beside it
+ * (added) RFC 6749 section 5.1's fields at the top level, where standard OAuth clients read them.
+ */
+export const TokenAnswer = Type.Object({
+  ...Envelope(TokenRecord).properties,
+  access_token: Type.String({ description: 'data.access_token, where RFC 6749 clients read it' }),
+  token_type: Type.Literal('Bearer', { description: "RFC 6749 section 5.1 (data's token_type stays empty)" }),
+  expires_in: Type.Integer({ description: 'data.expires_in: seconds the access token lives' }),
+  refresh_token: Type.String({ description: 'data.refresh_token, where RFC 6749 clients read it' }),
 });
 
 /** Failures of the login flow: `{code, data: null, message, success: false}`. */
