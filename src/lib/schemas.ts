@@ -1,6 +1,9 @@
 // Schema fragments shared by several modules.
 import { Type } from 'typebox';
 
+/** The largest value of an `integer` column on both stores (PostgreSQL's is 32-bit, SQLite's wider). */
+export const INTEGER_COLUMN_MAX = 2_147_483_647;
+
 export const Id = Type.String({ minLength: 1, maxLength: 128 });
 export const OptionalText = (maxLength = 2048) => Type.Optional(Type.String({ maxLength }));
 export const ChainId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });

@@ -7,8 +7,7 @@ import { bumpGroup, findGroup, lockGroupIfRoom } from '../groups/index.js';
 import { bumpUserStats, lockUserStatsIfRoom, usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
-const strict = { additionalProperties: false } as const;
-const DrawRef = Type.Object({ draw_id: Id, user_id: Id }, strict);
+const DrawRef = Type.Object({ draw_id: Id, user_id: Id });
 
 /** Amounts must be > 0 with at most two decimals. */
 const positiveCents = (amount: string | number): number | undefined => {
@@ -17,7 +16,7 @@ const positiveCents = (amount: string | number): number | undefined => {
 };
 
 export const activityEvents = [
-  defineEvent('vote.cast', Type.Object({ vote_id: Id, group_id: Id, user_id: Id }, strict), async ({ tx, now }, d) => {
+  defineEvent('vote.cast', Type.Object({ vote_id: Id, group_id: Id, user_id: Id }), async ({ tx, now }, d) => {
     if ((await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
     if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
     const groupOfVote = await repo.voteGroup(tx, d.vote_id);
@@ -30,7 +29,7 @@ export const activityEvents = [
   }),
   defineEvent(
     'lucky_draw.created',
-    Type.Object({ draw_id: Id, group_id: Id, initiator_id: Id }, strict),
+    Type.Object({ draw_id: Id, group_id: Id, initiator_id: Id }),
     async ({ tx, now }, d) => {
       if ((await findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
       if (!(await usersExist(tx, [d.initiator_id]))) return 'unknown_user';
@@ -63,16 +62,13 @@ export const activityEvents = [
   ),
   defineEvent(
     'lucky_box.sent',
-    Type.Object(
-      {
-        box_id: Id,
-        sender_id: Id,
-        amount: Amount,
-        count: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
-        group_id: Type.Optional(Id),
-      },
-      strict,
-    ),
+    Type.Object({
+      box_id: Id,
+      sender_id: Id,
+      amount: Amount,
+      count: Type.Integer({ minimum: 1, maximum: 1_000_000 }),
+      group_id: Type.Optional(Id),
+    }),
     async ({ tx, now }, d) => {
       const cents = positiveCents(d.amount);
       if (cents === undefined) return 'invalid_amount';
@@ -93,27 +89,23 @@ export const activityEvents = [
       return undefined;
     },
   ),
-  defineEvent(
-    'lucky_box.claimed',
-    Type.Object({ box_id: Id, user_id: Id, amount: Amount }, strict),
-    async ({ tx, now }, d) => {
-      const cents = positiveCents(d.amount);
-      if (cents === undefined) return 'invalid_amount';
-      // Locked first: the claimed count and amount read below must still hold when the claim is added.
-      await repo.lockBox(tx, d.box_id);
-      const box = await repo.findBox(tx, d.box_id);
-      if (box === undefined) return 'unknown_box';
-      if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
-      if (box.claimed_count >= box.count) return 'box_empty';
-      if (box.claimed_cents + cents > box.amount_cents) return 'amount_exceeds_box';
-      // Before the claim is written, so a refusal changes nothing.
-      const received = { boxes_received: 1, boxes_received_cents: cents };
-      if (!(await lockUserStatsIfRoom(tx, d.user_id, received))) return 'amount_too_large';
-      if (!(await repo.addClaim(tx, d.box_id, d.user_id, cents, now))) return 'already_claimed';
-      await repo.bumpBox(tx, d.box_id, { claimed_count: 1, claimed_cents: cents });
-      await bumpUserStats(tx, d.user_id, received);
-      if (box.group_id !== null) await bumpUserGroup(tx, d.user_id, box.group_id, { boxes_received: 1 });
-      return undefined;
-    },
-  ),
+  defineEvent('lucky_box.claimed', Type.Object({ box_id: Id, user_id: Id, amount: Amount }), async ({ tx, now }, d) => {
+    const cents = positiveCents(d.amount);
+    if (cents === undefined) return 'invalid_amount';
+    // Locked first: the claimed count and amount read below must still hold when the claim is added.
+    await repo.lockBox(tx, d.box_id);
+    const box = await repo.findBox(tx, d.box_id);
+    if (box === undefined) return 'unknown_box';
+    if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
+    if (box.claimed_count >= box.count) return 'box_empty';
+    if (box.claimed_cents + cents > box.amount_cents) return 'amount_exceeds_box';
+    // Before the claim is written, so a refusal changes nothing.
+    const received = { boxes_received: 1, boxes_received_cents: cents };
+    if (!(await lockUserStatsIfRoom(tx, d.user_id, received))) return 'amount_too_large';
+    if (!(await repo.addClaim(tx, d.box_id, d.user_id, cents, now))) return 'already_claimed';
+    await repo.bumpBox(tx, d.box_id, { claimed_count: 1, claimed_cents: cents });
+    await bumpUserStats(tx, d.user_id, received);
+    if (box.group_id !== null) await bumpUserGroup(tx, d.user_id, box.group_id, { boxes_received: 1 });
+    return undefined;
+  }),
 ];

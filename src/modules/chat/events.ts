@@ -48,10 +48,7 @@ export function chatEvents(assistant: AssistantService) {
     ),
     defineEvent(
       'button.clicked',
-      Type.Object(
-        { callback_id: Id, message_id: Id, user_id: Id, data: Type.String({ maxLength: 4096 }) },
-        { additionalProperties: false },
-      ),
+      Type.Object({ callback_id: Id, message_id: Id, user_id: Id, data: Type.String({ maxLength: 4096 }) }),
       async (ctx, d) => {
         if (!(await usersExist(ctx.tx, [d.user_id]))) return 'unknown_user';
         return fanOutCallback(ctx, d);

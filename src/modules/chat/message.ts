@@ -13,8 +13,8 @@ const common = {
 };
 
 export const MessageCreated = Type.Union([
-  Type.Object({ ...common, chat_type: Type.Literal('group'), group_id: Id }, { additionalProperties: false }),
-  Type.Object({ ...common, chat_type: Type.Literal('private'), to_user_id: Id }, { additionalProperties: false }),
+  Type.Object({ ...common, chat_type: Type.Literal('group'), group_id: Id }),
+  Type.Object({ ...common, chat_type: Type.Literal('private'), to_user_id: Id }),
 ]);
 
 export type MessageCreated = Static<typeof MessageCreated>;

@@ -5,6 +5,7 @@ import { Compile } from 'typebox/compile';
 import type { Dialect } from '../../db/connect.js';
 import type { Work } from '../../db/work.js';
 import { describeValidation } from '../../http/validation.js';
+import { namedFields } from './named.js';
 
 /** The batch's transaction, shared by its events. */
 export interface EventContext extends Work {
@@ -44,6 +45,8 @@ export type ApplyStep = (ctx: EventContext) => Promise<Outcome>;
 
 /** An event whose data fits its handler's schema (checked once, by `EventHandler.check`). */
 export interface CheckedEvent {
+  /** The data as checked: only the fields the schema names. */
+  readonly data: unknown;
   /**
    * True for an event that applies on its own (through `prepare`): every event of a type without
    * `batch`, and those of a batched type that its `alone` picks, which end the run before them.
@@ -59,7 +62,7 @@ export interface CheckedEvent {
 export interface EventHandler {
   readonly type: string;
   readonly schema: TSchema;
-  /** The event when `data` fits the schema, else "field: rule". */
+  /** The event when `data` fits the schema (fields it does not name dropped), else "field: rule". */
   check(data: unknown): CheckedEvent | string;
   /**
    * Applies a run of consecutive events this handler checked, together, with exactly the outcomes,
@@ -82,6 +85,21 @@ function stepOf<D, P>(
 }
 
 /**
+ * Checks an event type's data against `schema`. Fields the schema does not name are dropped, not
+ * refused: operator-api.md calls an event malformed only for an unknown type or a missing or
+ * ill-typed field, and the application may send more than the platform keeps. Dropped here, they
+ * reach no row on either way of applying a batch.
+ */
+function dataChecker<S extends TSchema>(schema: S): (data: unknown) => { data: Static<S> } | string {
+  const validator = Compile(schema);
+  const pick = namedFields(schema);
+  return (data) => {
+    const named = pick(data);
+    return validator.Check(named) ? { data: named } : describeValidation('data', validator.Errors(named));
+  };
+}
+
+/**
  * `prepare` (optional) runs before the transaction, so nothing slow holds the store's write
  * lock; what it finds is handed to `apply`.
  */
@@ -91,13 +109,14 @@ export function defineEvent<S extends TSchema, P = undefined>(
   apply: (ctx: EventContext, data: Static<S>, prepared: P | undefined) => Promise<Outcome>,
   prepare?: (data: Static<S>) => Promise<P>,
 ): EventHandler {
-  const validator = Compile(schema);
+  const checkData = dataChecker(schema);
   return {
     type,
     schema,
-    check(data) {
-      if (!validator.Check(data)) return describeValidation('data', validator.Errors(data));
-      return { alone: true, prepare: stepOf(apply, prepare, data) };
+    check(received) {
+      const checked = checkData(received);
+      if (typeof checked === 'string') return checked;
+      return { data: checked.data, alone: true, prepare: stepOf(apply, prepare, checked.data) };
     },
   };
 }
@@ -113,7 +132,7 @@ export function defineBatchedEvent<S extends TSchema, P = undefined>(
   batch: (ctx: BatchContext, data: readonly Static<S>[]) => Promise<Outcome[]>,
   single?: { prepare: (data: Static<S>) => Promise<P>; alone: (data: Static<S>) => boolean },
 ): EventHandler {
-  const validator = Compile(schema);
+  const checkData = dataChecker(schema);
   /** An event this handler checked: its runs read the data back from it. */
   class Checked implements CheckedEvent {
     constructor(
@@ -133,9 +152,10 @@ export function defineBatchedEvent<S extends TSchema, P = undefined>(
   return {
     type,
     schema,
-    check(data) {
-      if (!validator.Check(data)) return describeValidation('data', validator.Errors(data));
-      return new Checked(data, single?.alone(data) ?? false);
+    check(received) {
+      const checked = checkData(received);
+      if (typeof checked === 'string') return checked;
+      return new Checked(checked.data, single?.alone(checked.data) ?? false);
     },
     batch: (ctx, events) => batch(ctx, events.map(dataOf)),
   };

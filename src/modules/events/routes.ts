@@ -1,20 +1,19 @@
 import { Type } from 'typebox';
-import { operatorErrors, strict } from '../../http/internal.js';
+import { operatorErrors } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 
 export const EVENTS_BODY_LIMIT = 4 * 1024 * 1024;
 
-const Batch = Type.Object(
-  {
-    events: Type.Array(
-      // Each event (envelope and data) is checked by the batch, so a bad one is reported with its index.
-      Type.Unknown({ description: '{"id": "1 to 128 characters", "type": "...", "data": {...}}' }),
-      { maxItems: 1000 },
-    ),
-  },
-  strict,
-);
+// Keys beside `events` are ignored, as unknown keys of an event and of its data are (operator-api.md
+// calls malformed only an unknown type or a missing or ill-typed field).
+const Batch = Type.Object({
+  events: Type.Array(
+    // Each event (envelope and data) is checked by the batch, so a bad one is reported with its index.
+    Type.Unknown({ description: '{"id": "1 to 128 characters", "type": "...", "data": {...}}' }),
+    { maxItems: 1000 },
+  ),
+});
 
 const BatchResult = Type.Object({
   applied: Type.Integer(),

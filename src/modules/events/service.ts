@@ -63,13 +63,16 @@ export class EventsService {
   /** The event with its handler when it passes (envelope, text, type, data), else what is wrong with it. */
   private checkOne(e: unknown): Omit<Step, 'apply'> | string {
     if (!Envelope.Check(e)) return envelopeProblem(e);
-    const event: IncomingEvent = e;
-    const fault = textFault(event);
+    const event: IncomingEvent = { id: e.id, type: e.type, data: e.data };
+    const fault = textFault([event.id, event.type]);
     if (fault !== undefined) return TEXT_FAULTS[fault];
     const handler = this.handlers.get(event.type);
     if (handler === undefined) return `unknown event type "${event.type}"`;
     const checked = handler.check(event.data);
-    return typeof checked === 'string' ? `${event.type}: ${checked}` : { event, handler, checked };
+    if (typeof checked === 'string') return `${event.type}: ${checked}`;
+    // Only the fields kept are stored, so only their text must be storable (keys the envelope does not name are ignored).
+    const dataFault = textFault(checked.data);
+    return dataFault === undefined ? { event, handler, checked } : TEXT_FAULTS[dataFault];
   }
 
   /** `received` as the request gave it: validated here whole before anything applies. */

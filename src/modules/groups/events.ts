@@ -10,20 +10,17 @@ import * as repo from './repo.js';
 const GroupRef = { group_id: Id, user_id: Id };
 /** The invite URL is a unique key, and PostgreSQL refuses an index row over 2704 bytes. */
 const INVITE_URL_MAX_BYTES = 2048;
-const GroupUpserted = Type.Object(
-  {
-    group_id: Id,
-    name: Type.String({ maxLength: 256 }),
-    invite_url: Type.String({ minLength: 1, maxLength: 1024 }),
-    pic: OptionalText(),
-    is_charge: Type.Optional(Type.Boolean()),
-    subchannel_number: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-    maximum: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
-    created_at: Type.Optional(DateTimeText),
-    owner_id: Type.Optional(Id),
-  },
-  { additionalProperties: false },
-);
+const GroupUpserted = Type.Object({
+  group_id: Id,
+  name: Type.String({ maxLength: 256 }),
+  invite_url: Type.String({ minLength: 1, maxLength: 1024 }),
+  pic: OptionalText(),
+  is_charge: Type.Optional(Type.Boolean()),
+  subchannel_number: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+  maximum: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  created_at: Type.Optional(DateTimeText),
+  owner_id: Type.Optional(Id),
+});
 
 export const groupEvents = [
   defineEvent('group.upserted', GroupUpserted, async ({ tx, now }, d) => {
@@ -47,14 +44,11 @@ export const groupEvents = [
   }),
   defineEvent(
     'group.member.joined',
-    Type.Object(
-      {
-        ...GroupRef,
-        role: Type.Optional(Type.Union([Type.Literal('member'), Type.Literal('moderator'), Type.Literal('admin')])),
-        invited_by: Type.Optional(Id),
-      },
-      { additionalProperties: false },
-    ),
+    Type.Object({
+      ...GroupRef,
+      role: Type.Optional(Type.Union([Type.Literal('member'), Type.Literal('moderator'), Type.Literal('admin')])),
+      invited_by: Type.Optional(Id),
+    }),
     async ({ tx, now, touch }, d) => {
       // Locked first: the member count read below must still hold when the member is added.
       await repo.lockGroup(tx, d.group_id);
@@ -83,7 +77,7 @@ export const groupEvents = [
       return undefined;
     },
   ),
-  defineEvent('group.member.left', Type.Object(GroupRef, { additionalProperties: false }), async ({ tx, touch }, d) => {
+  defineEvent('group.member.left', Type.Object(GroupRef), async ({ tx, touch }, d) => {
     if ((await repo.findGroup(tx, d.group_id)) === undefined) return 'unknown_group';
     if (!(await usersExist(tx, [d.user_id]))) return 'unknown_user';
     if (await repo.removeMember(tx, d.group_id, d.user_id)) {

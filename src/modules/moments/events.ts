@@ -5,12 +5,12 @@ import { createMomentsTogether, likeTogether } from './batch.js';
 import { bumpUserStats, usersExist } from '../users/index.js';
 import * as repo from './repo.js';
 
-const LikeRef = Type.Object({ moment_id: Id, user_id: Id }, { additionalProperties: false });
+const LikeRef = Type.Object({ moment_id: Id, user_id: Id });
 
 export const momentEvents = [
   defineBatchedEvent(
     'moment.created',
-    Type.Object({ moment_id: Id, author_id: Id }, { additionalProperties: false }),
+    Type.Object({ moment_id: Id, author_id: Id }),
     async ({ tx, now }, d) => {
       if (!(await usersExist(tx, [d.author_id]))) return 'unknown_user';
       const existing = await repo.findMoment(tx, d.moment_id);

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ChainId, Id, OptionalText } from '../../lib/schemas.js';
+import { ChainId, Id, INTEGER_COLUMN_MAX, OptionalText } from '../../lib/schemas.js';
 import { userKey } from '../../lib/invalidation.js';
 import { defineBatchedEvent } from '../events/index.js';
 import { upsertedFields, upsertUsersTogether } from './batch.js';
@@ -11,18 +11,15 @@ const Wallet = Type.String({ minLength: 1, maxLength: 128 });
 export const userEvents = [
   defineBatchedEvent(
     'user.upserted',
-    Type.Object(
-      {
-        user_id: Id,
-        name: Type.String({ maxLength: 256 }),
-        wallet_address: Wallet,
-        avatar: OptionalText(),
-        level: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
-        level_icon: OptionalText(),
-        chain_id: Type.Optional(ChainId),
-      },
-      { additionalProperties: false },
-    ),
+    Type.Object({
+      user_id: Id,
+      name: Type.String({ maxLength: 256 }),
+      wallet_address: Wallet,
+      avatar: OptionalText(),
+      level: Type.Optional(Type.Integer({ minimum: 0, maximum: INTEGER_COLUMN_MAX })),
+      level_icon: OptionalText(),
+      chain_id: Type.Optional(ChainId),
+    }),
     async ({ tx, now, touch }, d) => {
       const chainId = d.chain_id ?? 1;
       const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
@@ -37,7 +34,7 @@ export const userEvents = [
   ...(['follow.created', 'follow.deleted'] as const).map((type) =>
     defineBatchedEvent(
       type,
-      Type.Object({ follower_id: Id, followed_id: Id }, { additionalProperties: false }),
+      Type.Object({ follower_id: Id, followed_id: Id }),
       async ({ tx, now }, d) => {
         if (!(await repo.usersExist(tx, [d.follower_id, d.followed_id]))) return 'unknown_user';
         if (d.follower_id === d.followed_id) return 'self_follow';

@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import { bump, lockIfRoom, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertNew } from '../../db/rows.js';
 import type { DB, UserRow } from '../../db/types.js';
+import { INTEGER_COLUMN_MAX } from '../../lib/schemas.js';
 
 export type UserFields = Omit<UserRow, 'created_at' | 'updated_at'>;
 
@@ -55,13 +56,18 @@ export async function setWallet(tx: Kysely<DB>, userId: string, chainId: number,
     .execute();
 }
 
-/** Raises a level in SQL (level = level + n), so concurrent raises all count. */
-export async function raiseLevel(tx: Kysely<DB>, userId: string, by: number, now: number): Promise<void> {
-  await tx
+/**
+ * Raises a level in SQL (level = level + n), so concurrent raises all count; false, and nothing
+ * changed, when the raised level would not fit the column.
+ */
+export async function raiseLevel(tx: Kysely<DB>, userId: string, by: number, now: number): Promise<boolean> {
+  const r = await tx
     .updateTable('users')
     .set((eb) => ({ level: eb('level', '+', by), updated_at: now }))
     .where('user_id', '=', userId)
-    .execute();
+    .where('level', '<=', INTEGER_COLUMN_MAX - by)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 export const bumpUserStats = (tx: Kysely<DB>, userId: string, deltas: Deltas<'user_stats'>) =>
