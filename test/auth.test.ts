@@ -4,11 +4,13 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeStores, describeStoresOnFakeClock, startTestApp } from './helpers/app.js';
 import {
+  applyEvents,
   createApp,
   createUsers,
   signedHeaders,
   userInfoAnswer,
   type Creds,
+  uid,
   type TestUser,
 } from './helpers/factories.js';
 import { paramError } from './helpers/outbox.js';
@@ -186,6 +188,33 @@ await describeStores(
       assert.deepEqual(r.json(), { error: 'Unauthorized', code: 401, message: 'signature required' });
       assert.equal((await call('/openapi/user/info', signedHeaders(creds))).statusCode, 200);
       assert.equal((await call('/openapi/authorize/userinfo', { 'x-api-key': creds.api_key })).statusCode, 200);
+    });
+
+    it('answers the older key-only paths behavior/vote and behavior/lucky_draw with the key alone (seed-api.md Versioning)', async () => {
+      const [user] = (await createUsers(t().app, 1)) as [TestUser];
+      const creds = await createApp(t().app, user.user_id);
+      const invite = `https://chat.example/invite/${uid('i')}`;
+      await applyEvents(t().app, [
+        { type: 'group.upserted', data: { group_id: uid('g'), name: 'g', invite_url: invite } },
+      ]);
+      const query = new URLSearchParams({ wallet_address: user.wallet_address, group_invite_url: invite });
+      const call = (path: string) =>
+        t().app.inject({ method: 'GET', url: `${path}?${query.toString()}`, headers: { 'x-api-key': creds.api_key } });
+      const answers: [string, number, Record<string, number>][] = [
+        ['/openapi/behavior/vote', 200, { vote_number: 0 }],
+        ['/openapi/behavior/lucky_draw', 1, { initiate_luckDraw_total: 0, luckDraw_total: 0, luckDraw_win_total: 0 }],
+      ];
+      for (const [path, code, data] of answers) {
+        const r = await call(path);
+        assert.equal(r.statusCode, 200, `${path}: ${r.body}`);
+        assert.deepEqual(r.json(), { code, message: 'success', success: true, data }, path);
+      }
+      // Their newer paths are signed endpoints, which this setting closes to the key alone.
+      for (const path of ['/openapi/vote/info', '/openapi/lucky_draw/info']) {
+        const r = await call(path);
+        assert.equal(r.statusCode, 401, path);
+        assert.deepEqual(r.json(), { error: 'Unauthorized', code: 401, message: 'signature required' }, path);
+      }
     });
   },
   { env: { REQUIRE_SIGNED: '1' } },

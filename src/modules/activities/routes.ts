@@ -1,5 +1,5 @@
 import type { TSchema } from 'typebox';
-import { ok, readRoute } from '../../http/envelope.js';
+import { keyOnlySecurity, ok, readRoute } from '../../http/envelope.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import { apiKeyAuth } from '../auth/index.js';
@@ -20,18 +20,37 @@ const group = (q: { group_invite_url?: string; gid?: string }) =>
   groupAddress('group_invite_url', q.group_invite_url, q.gid);
 
 export function activityRoutes(app: App, s: Services): void {
-  const auth = apiKeyAuth(s.auth, { signed: true, read: true });
+  const signedAuth = apiKeyAuth(s.auth, { signed: true, read: true });
   const read = <Q extends TSchema, D extends TSchema>(summary: string, querystring: Q, data: D) =>
-    readRoute(auth, { tags, summary, querystring, data });
+    readRoute(signedAuth, { tags, summary, querystring, data });
+  // seed-api.md Versioning: the older paths belong to the key-only generation, so a deployment that
+  // requires signing (REQUIRE_SIGNED) still answers them with the key alone.
+  const keyOnlyAuth = apiKeyAuth(s.auth, { signed: false, read: true });
+  const older = <Q extends TSchema, D extends TSchema>(summary: string, querystring: Q, data: D) =>
+    readRoute(keyOnlyAuth, {
+      tags,
+      summary: `${summary} (older key-only path)`,
+      security: keyOnlySecurity,
+      querystring,
+      data,
+    });
 
-  for (const path of ['/openapi/vote/info', '/openapi/behavior/vote']) {
-    app.get(path, read('Votes of a wallet in a group', WalletInGroupQuery, VoteInfo), async ({ query: q }) =>
+  for (const [path, route] of [
+    ['/openapi/vote/info', read],
+    ['/openapi/behavior/vote', older],
+  ] as const) {
+    app.get(path, route('Votes of a wallet in a group', WalletInGroupQuery, VoteInfo), async ({ query: q }) =>
       ok(200, await s.activities.votes(q.chain_id, q.wallet_address, group(q))),
     );
   }
-  for (const path of ['/openapi/lucky_draw/info', '/openapi/behavior/lucky_draw']) {
-    app.get(path, read('Lucky draws of a wallet in a group', WalletInGroupQuery, LuckyDrawInfo), async ({ query: q }) =>
-      ok(1, await s.activities.luckyDraws(q.chain_id, q.wallet_address, group(q))),
+  for (const [path, route] of [
+    ['/openapi/lucky_draw/info', read],
+    ['/openapi/behavior/lucky_draw', older],
+  ] as const) {
+    app.get(
+      path,
+      route('Lucky draws of a wallet in a group', WalletInGroupQuery, LuckyDrawInfo),
+      async ({ query: q }) => ok(1, await s.activities.luckyDraws(q.chain_id, q.wallet_address, group(q))),
     );
   }
   for (const path of ['/openapi/lucky_box/user', '/openapi/lucky_box/user222']) {
