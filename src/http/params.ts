@@ -70,8 +70,9 @@ const NOTHING_GIVEN: GivenParams = { from: '', params: {} };
 
 /**
  * A reader of one method's parameters from a request; throws a parameter error naming the field.
- * An optional parameter given as null, or as empty text where it may be empty, is one not given
- * (SDKs send unset fields so), and a boolean may be True or False in any case, or 1 or 0.
+ * An optional parameter given as null or as empty text is one not given (SDKs send unset fields so;
+ * decisions.md section 7: an empty `text` leaves `content` to stand in, an empty `secret_token`
+ * has a key generated), and a boolean may be True or False in any case, or 1 or 0.
  * `aliases` maps another spelling to a parameter's name: either may be sent, and both only alike.
  * `given` holds parameters the request carries elsewhere (`from` names where: the token endpoints'
  * HTTP Basic credentials); a parameter, or an alias of it, sent too must be equal to it.
@@ -81,13 +82,13 @@ export function requestParams<S extends TSchema>(
   aliases: Readonly<Record<string, string>> = {},
 ): (request: FastifyRequest, given?: GivenParams) => Static<S> {
   const validate = compileCoercing(schema);
-  const { booleans, optional, blankable } = parameterKinds(schema);
+  const { booleans, optional } = parameterKinds(schema);
   const spellings = (name: string) => [name, ...Object.keys(aliases).filter((alias) => aliases[alias] === name)];
   return (request, given = NOTHING_GIVEN) => {
     const merged = decode(mergedOf(request));
     for (const key of optional) {
       const value = merged[key];
-      if (value === null || (value === '' && blankable.has(key))) Reflect.deleteProperty(merged, key);
+      if (value === null || value === '') Reflect.deleteProperty(merged, key);
     }
     for (const [name, value] of Object.entries(given.params)) {
       const differing = spellings(name).find((key) => merged[key] !== undefined && merged[key] !== value);

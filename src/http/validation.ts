@@ -53,25 +53,19 @@ export const compileCoercing = <S extends TSchema>(schema: S) => coercing.compil
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/**
- * An object schema's parameters: those of boolean type; those it does not require (or gives a
- * default); and of those, the ones that may be empty text (no minLength or pattern: a field that
- * may not be empty keeps its own answer for "").
- */
-export function parameterKinds(schema: TSchema): { booleans: string[]; optional: Set<string>; blankable: Set<string> } {
+/** An object schema's parameters: those of boolean type, and those it does not require (or gives a default). */
+export function parameterKinds(schema: TSchema): { booleans: string[]; optional: Set<string> } {
   const properties = 'properties' in schema ? schema.properties : undefined;
   const required = 'required' in schema && Array.isArray(schema.required) ? schema.required : [];
-  if (!isRecord(properties)) return { booleans: [], optional: new Set(), blankable: new Set() };
+  if (!isRecord(properties)) return { booleans: [], optional: new Set() };
   const names = Object.keys(properties);
   const field = (k: string): Record<string, unknown> => {
     const p = properties[k];
     return isRecord(p) ? p : {};
   };
-  const optional = names.filter((k) => !required.includes(k) || 'default' in field(k));
   return {
     booleans: names.filter((k) => field(k).type === 'boolean'),
-    optional: new Set(optional),
-    blankable: new Set(optional.filter((k) => !(Number(field(k).minLength ?? 0) > 0) && !('pattern' in field(k)))),
+    optional: new Set(names.filter((k) => !required.includes(k) || 'default' in field(k))),
   };
 }
 

@@ -6,8 +6,9 @@ const Text = Type.String({
   maxLength: MAX_TEXT,
   description: `the message: plain text, rich-text markup or a medium's https URL, as parse_mode says (1 to ${MAX_TEXT} characters)`,
 });
-// decisions.md section 7: `content` is the text when `text` is absent. It is checked only then, by
-// the method: senders that pass it beside `text` were never refused for it.
+// decisions.md section 7: `content` is the text when `text` is absent, or empty (an empty optional
+// parameter is one not given, http/params.ts). It is checked only then, by the method: senders that
+// pass it beside `text` were never refused for it.
 const TextFields = {
   text: Type.Optional(Text),
   content: Type.Optional(Type.Unknown({ description: `the text when text is absent (1 to ${MAX_TEXT} characters)` })),
@@ -155,7 +156,7 @@ export const SetWebhookParams = Type.Object({
   secret_token: Type.Optional(
     Type.String({
       pattern: '^[A-Za-z0-9_-]{16,256}$',
-      description: 'becomes the Webhook Key; without it a new Webhook Key is generated',
+      description: 'becomes the Webhook Key; without it (or empty) a new Webhook Key is generated',
     }),
   ),
   payload_format: Type.Optional(
