@@ -551,6 +551,49 @@ await describeStores('client libraries: groups by id and share link, users by wa
     for (const [path, query, detail] of cases) await refused(path, query, 401, paramError(detail));
   });
 
+  it('every group read takes the share URL as group_invite_url or as url (seed-api.md Conventions)', async () => {
+    const wallet = { wallet_address: b.wallet_address };
+    const reads: [string, Record<string, string>, 1 | 200, unknown][] = [
+      ['/openapi/group/info', {}, 200, await data('/openapi/group/info', { gid: shared }, 200)],
+      ['/openapi/group/is_join', { walletAddress: b.wallet_address }, 200, { case3701: true }],
+      ['/openapi/vote/info', wallet, 200, { vote_number: 1 }],
+      ['/openapi/behavior/vote', wallet, 200, { vote_number: 1 }],
+      ['/openapi/lucky_draw/info', wallet, 1, { initiate_luckDraw_total: 0, luckDraw_total: 1, luckDraw_win_total: 1 }],
+      [
+        '/openapi/behavior/lucky_draw',
+        wallet,
+        1,
+        { initiate_luckDraw_total: 0, luckDraw_total: 1, luckDraw_win_total: 1 },
+      ],
+      ['/openapi/lucky_box/user/group', wallet, 1, { receive_luckyBox_number: 1 }],
+      ['/openapi/lucky_box/group', {}, 200, { sum_amount: 1.5, total_num: 1 }],
+    ];
+    for (const [path, query, code, answer] of reads) {
+      const spellings: Record<string, string>[] = [
+        { group_invite_url: sharedUrl },
+        { url: sharedUrl },
+        { group_invite_url: sharedUrl, url: sharedUrl },
+      ];
+      for (const spelling of spellings) {
+        assert.deepEqual(
+          await data(path, { ...query, ...spelling }, code),
+          answer,
+          `${path} ${JSON.stringify(spelling)}`,
+        );
+      }
+      const both = { ...query, group_invite_url: sharedUrl, url: plain.invite_url };
+      const [documented, other] =
+        path === '/openapi/group/is_join' ? ['url', 'group_invite_url'] : ['group_invite_url', 'url'];
+      await refused(path, both, 401, paramError(`querystring.${other}: differs from ${documented}`));
+      await refused(
+        path,
+        { ...query, [other]: sharedUrl, gid: shared },
+        401,
+        paramError(`querystring: give ${other} or gid, not both`),
+      );
+    }
+  });
+
   it('GET user/info takes a wallet address (chain_id default 1) in place of user_id, on both paths', async () => {
     const view = { name: b.name, wallet_address: b.wallet_address, avatar: b.avatar, uid: b.user_id };
     for (const [mode, headers] of modes) {

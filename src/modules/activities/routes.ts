@@ -16,8 +16,7 @@ import {
 } from './schema.js';
 
 const tags = ['Votes, lucky draws, lucky box'];
-const group = (q: { group_invite_url?: string; gid?: string }) =>
-  groupAddress('group_invite_url', q.group_invite_url, q.gid);
+const group = (q: Parameters<typeof groupAddress>[1]) => groupAddress('group_invite_url', q);
 
 export function activityRoutes(app: App, s: Services): void {
   const signedAuth = apiKeyAuth(s.auth, { signed: true, read: true });

@@ -17,7 +17,7 @@ export function groupRoutes(app: App, s: Services): void {
       querystring: GroupInfoQuery,
       data: GroupInfo,
     }),
-    async ({ query: q }) => ok(200, await s.groups.info(groupAddress('group_invite_url', q.group_invite_url, q.gid))),
+    async ({ query: q }) => ok(200, await s.groups.info(groupAddress('group_invite_url', q))),
   );
   app.get(
     '/openapi/group/is_join',
@@ -29,7 +29,7 @@ export function groupRoutes(app: App, s: Services): void {
     }),
     async ({ query: q }) =>
       ok(200, {
-        case3701: await s.groups.isMember(q.chain_id, q.walletAddress, groupAddress('url', q.url, q.gid)),
+        case3701: await s.groups.isMember(q.chain_id, q.walletAddress, groupAddress('url', q)),
       }),
   );
 }

@@ -1,14 +1,9 @@
 import { Type } from 'typebox';
 import { ChainParam, WalletParam } from '../../lib/schemas.js';
-import { GidParam, GroupByShareUrl, ShareUrlParam } from './address.js';
+import { GroupByShareUrl } from './address.js';
 
 export const GroupInfoQuery = Type.Object(GroupByShareUrl);
-export const IsJoinQuery = Type.Object({
-  walletAddress: WalletParam,
-  url: ShareUrlParam,
-  gid: GidParam,
-  chain_id: ChainParam,
-});
+export const IsJoinQuery = Type.Object({ walletAddress: WalletParam, ...GroupByShareUrl, chain_id: ChainParam });
 
 export const GroupInfo = Type.Object({
   is_charge: Type.Boolean(),
