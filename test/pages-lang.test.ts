@@ -1,8 +1,9 @@
-// The pages' language: the developer site and the authorize page's error pages speak Simplified
-// Chinese when Accept-Language prefers it, with <html lang> and Vary to match, and English otherwise.
+// The pages' language: the developer site and the authorize page (its error pages too) speak
+// Simplified Chinese when Accept-Language prefers it, with <html lang> and Vary to match, and English
+// otherwise; the authorize page's two buttons are Allow and Cancel in every language (operator-api.md).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeStores } from './helpers/app.js';
+import { adminHeaders, describeStores } from './helpers/app.js';
 import { createBot, createUsers, sessionToken } from './helpers/factories.js';
 import { pageClient } from './helpers/pages.js';
 
@@ -69,6 +70,44 @@ await describeStores('pages in English and Simplified Chinese', (t) => {
 
     const signedOut = await app().inject({ method: 'GET', url: '/developers/signed-out', headers: ZH });
     assert.match(signedOut.body, /<h1>你已退出<\/h1>/);
+  });
+
+  it('the authorize page speaks Chinese when asked, but its buttons are Allow and Cancel in every language', async () => {
+    const [owner] = await createUsers(app(), 1);
+    const user = owner ?? assert.fail('user');
+    const created = await app().inject({
+      method: 'POST',
+      url: '/internal/v1/apps',
+      headers: adminHeaders,
+      payload: { owner_user_id: user.user_id, name: 'Shop', redirect_uris: ['https://client.example/cb'] },
+    });
+    const appId = created.json<{ app_id: string }>().app_id;
+    const query = new URLSearchParams({
+      app_id: appId,
+      redirect_uri: 'https://client.example/cb',
+      scope: 'moment',
+      grant_type: 'authorization_code',
+    });
+    const cookie = `op_session=${await sessionToken(app(), user.user_id)}`;
+    const buttons =
+      /<button [^>]*value="cancel"[^>]*>Cancel<\/button>\s*<button [^>]*value="allow"[^>]*>Allow<\/button>/;
+    for (const headers of [ZH, {}]) {
+      const page = await app().inject({
+        method: 'GET',
+        url: `/oauth/authorize?${query.toString()}`,
+        headers: { ...headers, cookie },
+      });
+      assert.equal(page.statusCode, 200, page.body);
+      assert.match(page.body, buttons);
+    }
+    const zh = await app().inject({
+      method: 'GET',
+      url: `/oauth/authorize?${query.toString()}`,
+      headers: { ...ZH, cookie },
+    });
+    assert.match(zh.body, /<html lang="zh-CN">/);
+    assert.match(zh.body, /授权请求/);
+    assert.doesNotMatch(zh.body, /允许<\/button>|取消<\/button>/);
   });
 
   it("the authorize page's error pages speak Chinese when asked, English by default", async () => {

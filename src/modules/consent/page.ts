@@ -45,6 +45,9 @@ button{flex:1 1 0;min-height:48px;padding:12px 16px;border-radius:10px;border:1p
 
 const SHEET = new Stylesheet(STYLE, { languages: true });
 
+/** operator-api.md fixes these labels in every language: the application's tools find the buttons by them. */
+const BUTTONS = { cancel: 'Cancel', allow: 'Allow' } as const;
+
 /** Only a plain scheme://host[:port] may enter the policy (a registered URI's host may hold ';'). */
 const PLAIN_ORIGIN = /^https?:\/\/[A-Za-z0-9.-]+(:\d+)?$|^https?:\/\/\[[0-9A-Fa-f:.]+\](:\d+)?$/;
 
@@ -138,8 +141,8 @@ export function consentPage(v: ConsentView, lang: Lang = 'en'): string {
       <form method="post" action="/oauth/authorize" aria-label="${t.answerRequest(v.appName)}">
         ${hidden}
         <div class="actions">
-          <button type="submit" name="action" value="cancel" class="secondary">${t.cancel}</button>
-          <button type="submit" name="action" value="allow" class="primary">${t.allow}</button>
+          <button type="submit" name="action" value="cancel" class="secondary">${BUTTONS.cancel}</button>
+          <button type="submit" name="action" value="allow" class="primary">${BUTTONS.allow}</button>
         </div>
       </form>
       <p class="fine">${t.returnTo} <strong>${v.returnHost}</strong>${t.stop}${t.space}${t.trust}</p>
