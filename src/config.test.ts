@@ -52,6 +52,16 @@ it('rejects bad settings listing every problem', () => {
   );
 });
 
+it('ADMIN_TOKEN of any length is accepted (operator-api.md sets none); one under 16 characters warns', () => {
+  const c = loadConfig({ ADMIN_TOKEN: 'secret' });
+  assert.equal(c.adminToken, 'secret');
+  assert.deepEqual(c.warnings, [
+    'ADMIN_TOKEN is shorter than 16 characters: easy to guess; choose a longer one outside tests',
+  ]);
+  assert.deepEqual(loadConfig({ ADMIN_TOKEN: 'sixteen-chars-ok' }).warnings, []);
+  assert.deepEqual(loadConfig({}).warnings, []);
+});
+
 it('TRUST_PROXY lists addresses and CIDR ranges, and names each entry that is neither', () => {
   assert.deepEqual(loadConfig({}).trustProxy, []);
   assert.deepEqual(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1,fd00::/8 ,::1' }).trustProxy, [

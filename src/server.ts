@@ -13,6 +13,7 @@ import { announceAdminToken } from './modules/admin/index.js';
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  for (const warning of config.warnings) process.stderr.write(`warning: ${warning}\n`);
   const booted = await boot(config);
   const { services } = booted;
   if (booted.adminToken.generated !== undefined) {

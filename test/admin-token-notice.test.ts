@@ -1,6 +1,7 @@
 // The operator token generated on a store's first start is shown only on a terminal: the real
 // server with stdout piped (as under a service manager or `> log`) keeps it out of stdout and says
-// on stderr, in one line, how to set one's own.
+// on stderr, in one line, how to set one's own. A token of one's own shorter than 16 characters is
+// taken, with one warning line.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ADMIN_TOKEN_HIDDEN, announceAdminToken } from '../src/modules/admin/announce.js';
@@ -8,6 +9,7 @@ import { freePort, startServer, until } from './helpers/process.js';
 import { sqliteFolder } from './helpers/sqlite-folder.js';
 
 const store = sqliteFolder('admin-token-test-');
+const shortTokenStore = sqliteFolder('admin-token-short-');
 
 const collector = (isTTY: boolean) => {
   let text = '';
@@ -48,3 +50,37 @@ it('the real server with stdout piped: no token on stdout, one line on stderr', 
     await server.proc.stop();
   }
 });
+
+it(
+  'the real server starts with a short ADMIN_TOKEN, says so in one stderr line, and takes it',
+  { timeout: 180_000 },
+  async () => {
+    const port = await freePort();
+    const server = startServer({
+      ...shortTokenStore.env,
+      ADMIN_TOKEN: 'secret',
+      LOG_LEVEL: 'warn',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+    });
+    try {
+      await until(async () => {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+        } catch {
+          return false;
+        }
+      }, 'the server to answer /healthz');
+      assert.equal(
+        server.stderr(),
+        'warning: ADMIN_TOKEN is shorter than 16 characters: easy to guess; choose a longer one outside tests\n',
+      );
+      const assistant = await fetch(`http://127.0.0.1:${port}/internal/v1/assistant`, {
+        headers: { authorization: 'Bearer secret' },
+      });
+      assert.equal(assistant.status, 200);
+    } finally {
+      await server.proc.stop();
+    }
+  },
+);
