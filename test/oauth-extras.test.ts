@@ -555,6 +555,10 @@ await describeStores(
         [b64(Buffer.from([0x61, 0x3a, 0xff])), 'Authorization: Basic credentials are not UTF-8'],
         [b64(`%ZZ:${app.app_secret}`), 'Authorization: client_id is not valid percent-encoding'],
         [b64(`${app.app_id}:%E0%A4%A`), 'Authorization: client_secret is not valid percent-encoding'],
+        // Raw or percent-encoded, U+0000 never reaches the store (PostgreSQL answered 500 for it).
+        [b64(`%00:${app.app_secret}`), 'Authorization: client_id: text must not contain U+0000'],
+        [b64(`\0:${app.app_secret}`), 'Authorization: client_id: text must not contain U+0000'],
+        [b64(`${app.app_id}:\0`), 'Authorization: client_secret: text must not contain U+0000'],
       ];
       for (const [authorization, detail] of cases) {
         assert.deepEqual(

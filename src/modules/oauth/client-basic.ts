@@ -5,6 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
 import type { GivenParams } from '../../http/params.js';
+import { faultOf, TEXT_FAULTS } from '../../lib/nul.js';
 
 /** Where the credentials came from, as a Param error about them names it. */
 const FROM = 'the Basic credentials of the Authorization header';
@@ -16,11 +17,16 @@ const malformed = (why: string) => new AppError(Errors.paramError, `Authorizatio
 
 /** RFC 6749 Appendix B: application/x-www-form-urlencoded, so `+` is a space. */
 function formDecoded(text: string, name: string): string {
+  let value: string;
   try {
-    return decodeURIComponent(text.replace(/\+/g, ' '));
+    value = decodeURIComponent(text.replace(/\+/g, ' '));
   } catch {
     throw malformed(`${name} is not valid percent-encoding`);
   }
+  // The app's input check reads the query and the body only; PostgreSQL refuses U+0000 in text.
+  const fault = faultOf(value);
+  if (fault !== undefined) throw malformed(`${name}: ${TEXT_FAULTS[fault]}`);
+  return value;
 }
 
 function decodedToken(token: string): string {
