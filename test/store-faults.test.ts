@@ -18,11 +18,13 @@ import { Errors } from '../src/errors.js';
 import { toAppError } from '../src/http/errors.js';
 import { pingDb } from '../src/modules/health/index.js';
 import { adminHeaders, startTestApp, type TestApp } from './helpers/app.js';
+import { hiddenFields, openAuthorize } from './helpers/authorize.js';
 import { createBot, createUsers } from './helpers/factories.js';
 import { Proc } from './helpers/process.js';
 import { PG_URL, storesUnderTest } from './helpers/stores.js';
 
 const BOUNDED = { timeout: 60_000 };
+const CB = 'https://shop.example/cb';
 const CHILD = fileURLToPath(new URL('./helpers/migrate-child.ts', import.meta.url));
 const hasPostgres = (await storesUnderTest()).includes('postgres');
 
@@ -85,6 +87,8 @@ describe('SQLite store that cannot be written', () => {
   let token = '';
   let apiKey = '';
   let userId = '';
+  let appId = '';
+  let cookie = '';
   before(async () => {
     t = await startTestApp('sqlite');
     const [owner] = await createUsers(t.app, 1);
@@ -93,6 +97,11 @@ describe('SQLite store that cannot be written', () => {
     const bot = await createBot(t.app, userId);
     token = bot.telegram_token;
     apiKey = bot.api_key;
+    const operator = async (url: string, payload: Record<string, unknown>) =>
+      (await t.app.inject({ method: 'POST', url, headers: adminHeaders, payload })).json<Record<string, string>>();
+    const app = await operator('/internal/v1/apps', { owner_user_id: userId, name: 'Shop', redirect_uris: [CB] });
+    appId = app.app_id ?? '';
+    cookie = (await operator('/internal/v1/sessions', { user_id: userId })).cookie ?? '';
     // What a read-only file does to the writer (chmod does not stop root, who runs CI here).
     if (t.services.db.native.dialect !== 'sqlite') throw new Error('not SQLite');
     t.services.db.native.writer.pragma('query_only = ON');
@@ -154,6 +163,20 @@ describe('SQLite store that cannot be written', () => {
 
     const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
     assert.deepEqual([ready.statusCode, ready.json()], [503, { status: 'degraded', down: ['database'] }]);
+
+    // The authorize page reads, then its Allow writes a code: a page answering 503 too.
+    const params = { app_id: appId, redirect_uri: CB, scope: 'moment', grant_type: 'authorization_code' };
+    const page = await openAuthorize(t.app, params, cookie);
+    assert.equal(page.status, 200, page.body);
+    const csrf = String(page.setCookie).split(';')[0] ?? '';
+    const allowed = await t.app.inject({
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrf}` },
+      payload: new URLSearchParams({ ...hiddenFields(page.body), action: 'allow' }).toString(),
+    });
+    assert.equal(allowed.statusCode, 503, allowed.body);
+    assert.match(String(allowed.headers['content-type']), /^text\/html/);
 
     const read = await t.app.inject({ method: 'POST', url: '/openapi/bot/getMe', headers: { 'x-api-key': apiKey } });
     assert.equal(read.json<{ ok: boolean }>().ok, true, 'reads still answer');

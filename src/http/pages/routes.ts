@@ -58,7 +58,8 @@ export function failure(
   const e = toAppError(error, request.url);
   if (e.def.status >= 500) {
     request.log.error({ err: error, reqId: request.id }, 'request failed');
-    return { status: 500, heading: t.broken, text: t.brokenText };
+    // Its own status: a store that cannot serve is 503, which a client or monitor retries.
+    return { status: e.def.status, heading: t.broken, text: t.brokenText };
   }
   if (word !== undefined) return word(e);
   // A parameter error is 401 on the /openapi/ surface for compatibility; on a page it is a bad request.
