@@ -57,11 +57,13 @@ export function editOrderMigration(dialect: Dialect) {
               where rowid = new.rowid;
           end`.execute(db);
       }
+      // Partial: most messages are never edited, and the feed's `edit_seq > cursor` implies the filter.
       await db.schema
         .createIndex('outbox_messages_edit_seq')
         .unique()
         .on('outbox_messages')
         .column('edit_seq')
+        .where(sql.ref('edit_seq'), 'is not', null)
         .execute();
     },
   };
