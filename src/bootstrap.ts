@@ -40,7 +40,17 @@ export function withoutPassword(url: string): string {
   }
 }
 
-async function reachDb(url: string): Promise<Db> {
+/** SQLite refusing a write: the file or its folder is read-only (better-sqlite3's code, e.g. SQLITE_READONLY_DBMOVED). */
+const readOnly = (e: unknown): boolean =>
+  e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('SQLITE_READONLY');
+
+const readOnlyStore = (url: string, e: unknown): StartupError =>
+  new StartupError(
+    `DATABASE_URL: the database at ${url} is read-only (${reason(e)}); the platform must be able to write the file and its folder`,
+  );
+
+/** Opens the store and checks that it answers; a failure is one line naming DATABASE_URL. */
+export async function reachDb(url: string): Promise<Db> {
   let db: Db | undefined;
   try {
     db = await within(openDb(url), PROBE_MS);
@@ -48,6 +58,7 @@ async function reachDb(url: string): Promise<Db> {
     return db;
   } catch (e) {
     await db?.close().catch(() => undefined);
+    if (readOnly(e)) throw readOnlyStore(withoutPassword(url), e);
     throw new StartupError(`DATABASE_URL: cannot reach the database at ${withoutPassword(url)} (${reason(e)})`);
   }
 }
@@ -64,13 +75,15 @@ async function reachRedis(config: Config): Promise<SharedState> {
 }
 
 /**
- * Migrates (answering the migrations applied), naming a store left by a newer version (Kysely
- * reports it as "corrupted migrations"): for the server's start and the CLI's migrate alike.
+ * Migrates the store at `url` (answering the migrations applied), naming a store left by a newer
+ * version (Kysely reports it as "corrupted migrations") or one it may not write: for the server's
+ * start and the CLI's migrate alike.
  */
-export async function migrateStore(db: Db): Promise<string[]> {
+export async function migrateStore(db: Db, url: string): Promise<string[]> {
   try {
     return await migrate(db);
   } catch (e) {
+    if (readOnly(e)) throw readOnlyStore(withoutPassword(url), e);
     const unknown = e instanceof Error ? /previously executed migration (\S+) is missing/.exec(e.message) : null;
     if (unknown === null) throw e;
     throw new StartupError(
@@ -99,7 +112,7 @@ export async function boot(config: Config): Promise<Booted> {
   let shared: SharedState | undefined;
   try {
     shared = await reachRedis(config);
-    await migrateStore(db);
+    await migrateStore(db, config.databaseUrl);
     const key = await encryptionKey(db.k, config);
     const adminToken = await ensureAdminToken(db.k, config.adminToken);
     const services = createServices({

@@ -2,13 +2,15 @@
 // progress off a terminal, snake_case ledger figures, and a SQLite backup restored elsewhere.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import SQLite from 'better-sqlite3';
 import { LINE_EVERY_MS } from './progress.js';
 import { runCli } from './run.js';
 import { sqliteFolder } from '../../test/helpers/sqlite-folder.js';
+import { PG_URL, storesUnderTest } from '../../test/helpers/stores.js';
 
 const { dir, env: store } = sqliteFolder('cli-ops-test-');
 const restored = sqliteFolder('cli-restore-test-');
@@ -134,4 +136,59 @@ describe('cli for operators', () => {
     }
     assert.equal(existsSync('nightly.dump'), false, 'nothing written for PostgreSQL');
   });
+
+  it('migrate that cannot open or write the store says so in one line, exit 1, nothing on stdout', async () => {
+    const notDb = join(dir, 'not-a-database.db');
+    writeFileSync(notDb, 'hello');
+    const unreachable = 'postgres://postgres:secret@127.0.0.1:1/x';
+    const cases: [string, string][] = [
+      [
+        unreachable,
+        `cannot reach the database at postgres://postgres:***@127.0.0.1:1/x (connect ECONNREFUSED 127.0.0.1:1)`,
+      ],
+      [`sqlite:${notDb}`, `cannot reach the database at sqlite:${notDb} (file is not a database)`],
+    ];
+    if ((await storesUnderTest()).includes('postgres')) {
+      const missing = new URL(PG_URL);
+      missing.pathname = '/no_such_database_cli_test';
+      cases.push([
+        missing.href,
+        `cannot reach the database at ${missing.href} (database "no_such_database_cli_test" does not exist)`,
+      ]);
+    }
+    for (const [url, words] of cases) {
+      for (const argv of [['migrate'], ['migrate', '--json']]) {
+        const r = await cli(argv, { env: { ...env, DATABASE_URL: url } });
+        assert.deepEqual(r, { code: 1, stdout: '', stderr: `DATABASE_URL: ${words}\n` }, `${argv.join(' ')} ${url}`);
+      }
+    }
+  });
+
+  // Root writes read-only files, so this runs for other users only (CI's, or `runuser -u nobody`).
+  const root = process.getuid?.() === 0;
+  it(
+    'migrate on a read-only SQLite file says so in one line',
+    { skip: root && 'root writes read-only files' },
+    async () => {
+      const folder = sqliteFolder('cli-readonly-test-');
+      // A SQLite file of another program (not in WAL mode): opening it for the platform writes.
+      const path = join(folder.dir, 'old.db');
+      const other = new SQLite(path);
+      other.exec('create table t (x)');
+      other.close();
+      chmodSync(path, 0o444);
+      chmodSync(folder.dir, 0o555);
+      try {
+        const r = await cli(['migrate', '--json'], { env: { ...env, DATABASE_URL: `sqlite:${path}` } });
+        assert.equal(r.code, 1);
+        assert.equal(r.stdout, '');
+        assert.match(
+          r.stderr,
+          /^DATABASE_URL: the database at sqlite:.*old\.db is read-only \(.*\); the platform must be able to write the file and its folder\n$/,
+        );
+      } finally {
+        chmodSync(folder.dir, 0o755);
+      }
+    },
+  );
 });

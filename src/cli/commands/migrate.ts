@@ -1,6 +1,5 @@
-import { migrateStore } from '../../bootstrap.js';
+import { migrateStore, reachDb } from '../../bootstrap.js';
 import { loadConfig } from '../../config.js';
-import { openDb } from '../../db/connect.js';
 import { json, parse, type Command } from '../io.js';
 
 export const migrateCommand: Command = {
@@ -9,9 +8,10 @@ export const migrateCommand: Command = {
   usage: 'migrate',
   async run(args, io) {
     const v = parse(this, args, {});
-    const db = await openDb(loadConfig(io.env).databaseUrl);
+    const url = loadConfig(io.env).databaseUrl;
+    const db = await reachDb(url);
     try {
-      const applied = await migrateStore(db);
+      const applied = await migrateStore(db, url);
       if (v.json === true) io.stdout.write(json({ applied }));
       else
         io.stdout.write(applied.length === 0 ? 'schema up to date\n' : applied.map((m) => `applied ${m}\n`).join(''));
