@@ -123,6 +123,34 @@ describe('cli for operators', () => {
     assert.ok(figures.accounts > 0 && figures.credited_cents > 0, `the seeded ledger is there: ${check.stdout}`);
   });
 
+  it('backup creates the folder of its file; a copy it cannot make is one line, exit 1, and no file', async () => {
+    const nested = join(dir, 'backups', 'nightly', 'platform.db');
+    const made = await cli(['backup', nested, '--json']);
+    assert.equal(made.code, 0, made.stderr);
+    assert.deepEqual(JSON.parse(made.stdout), { file: nested, bytes: statSync(nested).size });
+
+    const underFile = join(dir, 'copy-of-nothing.db', 'sub', 'b.db');
+    writeFileSync(join(dir, 'copy-of-nothing.db'), '');
+    const blocked = await cli(['backup', underFile]);
+    assert.equal(blocked.code, 1);
+    assert.equal(blocked.stdout, '');
+    assert.match(
+      blocked.stderr,
+      new RegExp(`^backup: could not copy .*platform\\.db to ${underFile} \\(ENOTDIR: [^\\n]*\\)\\n$`),
+    );
+
+    const garbage = join(dir, 'garbage.db');
+    writeFileSync(garbage, 'not a database');
+    const target = join(dir, 'garbage-copy.db');
+    const bad = await cli(['backup', target], { env: { ...env, DATABASE_URL: `sqlite:${garbage}` } });
+    assert.deepEqual(bad, {
+      code: 1,
+      stdout: '',
+      stderr: `backup: could not copy ${garbage} to ${target} (file is not a database)\n`,
+    });
+    assert.equal(existsSync(target), false);
+  });
+
   it('backup of PostgreSQL prints the pg_dump and pg_restore commands and exits 1; bad usage exits 2', async () => {
     const pg = await cli(['backup', 'nightly.dump'], { env: { ...env, DATABASE_URL: 'postgres://u@h/db' } });
     assert.equal(pg.code, 1);

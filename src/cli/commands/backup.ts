@@ -1,7 +1,7 @@
 // A consistent copy of a SQLite store while the server keeps running (SQLite's online backup);
 // for PostgreSQL, the pg_dump command that does the same.
-import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { loadConfig } from '../../config.js';
 import { json, parseWith, UsageError, type Command } from '../io.js';
@@ -11,7 +11,7 @@ export const backupCommand: Command = {
   summary: 'copy the SQLite store to a file while the server runs (PostgreSQL: prints the pg_dump command)',
   usage: [
     'backup <file>',
-    '  <file>  where the copy goes (it must not exist); restore by pointing DATABASE_URL at a copy of it',
+    '  <file>  where the copy goes (it must not exist; its folder is created); restore by pointing DATABASE_URL at a copy of it',
   ].join('\n'),
   async run(args, io) {
     const { values, positionals } = parseWith(this, args, {}, true);
@@ -39,11 +39,22 @@ export const backupCommand: Command = {
       io.stderr.write(`backup: no database at ${source} (DATABASE_URL)\n`);
       return 1;
     }
-    const db = new SQLite(source, { readonly: true, fileMustExist: true });
     try {
-      await db.backup(target);
-    } finally {
-      db.close();
+      // A dated file in a folder of backups (README's example) works on the first run too.
+      mkdirSync(dirname(target), { recursive: true });
+      const db = new SQLite(source, { readonly: true, fileMustExist: true });
+      try {
+        await db.backup(target);
+      } finally {
+        db.close();
+      }
+    } catch (e) {
+      // Nothing half-written is left behind to be taken for a backup.
+      if (existsSync(target)) rmSync(target);
+      io.stderr.write(
+        `backup: could not copy ${source} to ${target} (${e instanceof Error ? e.message : String(e)})\n`,
+      );
+      return 1;
     }
     const result = { file: resolve(target), bytes: statSync(target).size };
     io.stdout.write(
