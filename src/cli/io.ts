@@ -1,8 +1,9 @@
 // What every command shares: where it writes, the settings it reads, argument parsing helpers,
 // and opening the platform (settings, store, migrations, services) for the length of a command.
+import { existsSync } from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { boot } from '../bootstrap.js';
-import { loadConfig } from '../config.js';
+import { boot, StartupError } from '../bootstrap.js';
+import { loadConfig, type Config } from '../config.js';
 import type { Out } from '../lib/out.js';
 import type { Services } from '../services.js';
 
@@ -79,9 +80,30 @@ export function wholeNumber(
   return n;
 }
 
+/** The SQLite file of `sqlite:<file>`; undefined for PostgreSQL and for `sqlite::memory:`. */
+export function sqliteFile(databaseUrl: string): string | undefined {
+  if (!databaseUrl.startsWith('sqlite:')) return undefined;
+  const file = databaseUrl.slice('sqlite:'.length);
+  return file === ':memory:' ? undefined : file;
+}
+
+/**
+ * Refuses a SQLite store that is not there. Opening one creates it (and a key file, and an
+ * operator token), so a wrong DATABASE_URL or working folder would otherwise answer from an empty
+ * store: a restored ledger would "check out" with nothing in it.
+ */
+export function existingStore(config: Config): void {
+  const file = sqliteFile(config.databaseUrl);
+  if (file !== undefined && !existsSync(file)) {
+    throw new StartupError(`DATABASE_URL: no database at ${file} (run migrate to create one)`);
+  }
+}
+
 /** Boots the platform from the environment's settings, runs `body`, and always closes the store. */
-export async function withServices<T>(io: Io, body: (services: Services) => Promise<T>): Promise<T> {
-  const booted = await boot(loadConfig(io.env));
+async function withBooted<T>(io: Io, create: boolean, body: (services: Services) => Promise<T>): Promise<T> {
+  const config = loadConfig(io.env);
+  if (!create) existingStore(config);
+  const booted = await boot(config);
   try {
     if (booted.adminToken.generated !== undefined) {
       // The first start of a store generates the operator token; it is shown once, here.
@@ -92,5 +114,13 @@ export async function withServices<T>(io: Io, body: (services: Services) => Prom
     await booted.close();
   }
 }
+
+/** Runs `body` on the platform's services; a SQLite store that is not there is refused (existingStore). */
+export const withServices = <T>(io: Io, body: (services: Services) => Promise<T>): Promise<T> =>
+  withBooted(io, false, body);
+
+/** withServices for the commands that make a new store when there is none (seed). */
+export const withNewOrExistingServices = <T>(io: Io, body: (services: Services) => Promise<T>): Promise<T> =>
+  withBooted(io, true, body);
 
 export const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;

@@ -2,7 +2,7 @@
 // progress off a terminal, snake_case ledger figures, and a SQLite backup restored elsewhere.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
@@ -149,6 +149,33 @@ describe('cli for operators', () => {
       stderr: `backup: could not copy ${garbage} to ${target} (file is not a database)\n`,
     });
     assert.equal(existsSync(target), false);
+  });
+
+  it('a command on a SQLite store that is not there refuses, creating nothing; migrate and seed create it', async () => {
+    const empty = sqliteFolder('cli-missing-test-');
+    const missing = { ...env, ...empty.env, ADMIN_TOKEN: '' };
+    const file = empty.env.DATABASE_URL.slice('sqlite:'.length);
+    for (const argv of [
+      ['ledger-check'],
+      ['create-app', '--owner', 'someone', '--name', 'x'],
+      ['create-bot', '--owner', 'someone', '--name', 'x'],
+      ['backup', join(empty.dir, 'copy.db')],
+    ]) {
+      const r = await cli(argv, { env: missing });
+      assert.deepEqual(
+        r,
+        { code: 1, stdout: '', stderr: `DATABASE_URL: no database at ${file} (run migrate to create one)\n` },
+        argv.join(' '),
+      );
+    }
+    assert.deepEqual(readdirSync(empty.dir), [], 'no store, no key file');
+    assert.equal((await cli(['migrate', '--json'], { env: missing })).code, 0);
+    assert.equal((await cli(['ledger-check'], { env: missing })).code, 0);
+
+    const seeded = sqliteFolder('cli-missing-seed-test-');
+    const r = await cli(['seed', '--users', '2'], { env: { ...env, ...seeded.env } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(existsSync(seeded.env.DATABASE_URL.slice('sqlite:'.length)), 'seed made the store');
   });
 
   it('backup of PostgreSQL prints the pg_dump and pg_restore commands and exits 1; bad usage exits 2', async () => {

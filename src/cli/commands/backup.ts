@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { loadConfig } from '../../config.js';
-import { json, parseWith, UsageError, type Command } from '../io.js';
+import { existingStore, json, parseWith, UsageError, type Command } from '../io.js';
 
 export const backupCommand: Command = {
   name: 'backup',
@@ -35,10 +35,7 @@ export const backupCommand: Command = {
       io.stderr.write(`backup: ${target} already exists; choose a new file\n`);
       return 1;
     }
-    if (!existsSync(source)) {
-      io.stderr.write(`backup: no database at ${source} (DATABASE_URL)\n`);
-      return 1;
-    }
+    existingStore(config);
     try {
       // A dated file in a folder of backups (README's example) works on the first run too.
       mkdirSync(dirname(target), { recursive: true });

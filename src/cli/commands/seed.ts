@@ -1,5 +1,5 @@
 import { MAX_BATCH, SyntheticCommunity } from '../../demo/synthetic.js';
-import { json, parse, UsageError, wholeNumber, withServices, type Command } from '../io.js';
+import { json, parse, UsageError, wholeNumber, withNewOrExistingServices, type Command } from '../io.js';
 import { progress } from '../progress.js';
 
 export const seedCommand: Command = {
@@ -40,7 +40,8 @@ export const seedCommand: Command = {
     }
     const { plan } = community;
 
-    const summary = await withServices(io, async (s) => {
+    // Seeding a new store is how a load test starts.
+    const summary = await withNewOrExistingServices(io, async (s) => {
       const now = io.now ?? (() => performance.now());
       const started = now();
       const bar = progress(io.stderr, 'seed', plan.events, now);
