@@ -5,6 +5,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { boot, StartupError } from '../bootstrap.js';
 import { loadConfig, type Config } from '../config.js';
 import type { Out } from '../lib/out.js';
+import { announceAdminToken } from '../modules/admin/index.js';
 import type { Services } from '../services.js';
 
 export interface Io {
@@ -106,8 +107,9 @@ async function withBooted<T>(io: Io, create: boolean, body: (services: Services)
   const booted = await boot(config);
   try {
     if (booted.adminToken.generated !== undefined) {
-      // The first start of a store generates the operator token; it is shown once, here.
-      io.stderr.write(`ADMIN_TOKEN (shown once; set ADMIN_TOKEN to choose your own): ${booted.adminToken.generated}\n`);
+      // The first start of a store generates the operator token; it is shown once, here, and as
+      // the server shows it: only to a person at a terminal, never into a CI or cron log.
+      announceAdminToken(io.stderr, io.stderr, booted.adminToken.generated);
     }
     return await body(booted.services);
   } finally {

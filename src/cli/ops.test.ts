@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import SQLite from 'better-sqlite3';
+import { ADMIN_TOKEN_HIDDEN } from '../modules/admin/announce.js';
 import { LINE_EVERY_MS } from './progress.js';
 import { runCli } from './run.js';
 import { sqliteFolder } from '../../test/helpers/sqlite-folder.js';
@@ -20,13 +21,16 @@ const env = {
   RATE_LIMITS: 'off',
 };
 
-async function cli(argv: string[], options: { env?: Record<string, string>; now?: () => number } = {}) {
+async function cli(
+  argv: string[],
+  options: { env?: Record<string, string>; now?: () => number; terminal?: boolean } = {},
+) {
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
     env: options.env ?? env,
     stdout: { write: (s: string) => (stdout += s) },
-    stderr: { write: (s: string) => (stderr += s) },
+    stderr: { write: (s: string) => (stderr += s), isTTY: options.terminal === true },
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
   return { code, stdout, stderr };
@@ -176,6 +180,20 @@ describe('cli for operators', () => {
     const r = await cli(['seed', '--users', '2'], { env: { ...env, ...seeded.env } });
     assert.equal(r.code, 0, r.stderr);
     assert.ok(existsSync(seeded.env.DATABASE_URL.slice('sqlite:'.length)), 'seed made the store');
+  });
+
+  it('the operator token generated for a new store is shown on a terminal only, as the server shows it', async () => {
+    for (const terminal of [false, true]) {
+      const fresh = { ...env, ...sqliteFolder('cli-token-test-').env, ADMIN_TOKEN: '' };
+      assert.equal((await cli(['migrate'], { env: fresh })).code, 0);
+      const r = await cli(['ledger-check'], { env: fresh, terminal });
+      assert.equal(r.code, 0, r.stderr);
+      if (terminal)
+        assert.match(r.stderr, /^\nADMIN_TOKEN \(shown once; set ADMIN_TOKEN to choose your own\): \S{16,}\n\n$/);
+      else assert.equal(r.stderr, ADMIN_TOKEN_HIDDEN);
+      const again = await cli(['ledger-check'], { env: fresh, terminal });
+      assert.equal(again.stderr, '', 'shown once');
+    }
   });
 
   it('backup of PostgreSQL prints the pg_dump and pg_restore commands and exits 1; bad usage exits 2', async () => {
