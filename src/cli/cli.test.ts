@@ -10,7 +10,7 @@ import { buildApp } from '../app.js';
 import { boot } from '../bootstrap.js';
 import { loadConfig } from '../config.js';
 import { openDb } from '../db/connect.js';
-import { MAX_BATCH, SyntheticCommunity, type SyntheticPlan } from '../demo/synthetic.js';
+import { defaultMoments, MAX_BATCH, MAX_MOMENTS, SyntheticCommunity, type SyntheticPlan } from '../demo/synthetic.js';
 import { runCli } from './run.js';
 import { BOT_CREDS_FIELDS } from '../../test/helpers/factories.js';
 import { sqliteFolder } from '../../test/helpers/sqlite-folder.js';
@@ -108,6 +108,17 @@ describe('cli', () => {
       assert.match(r.stderr, /Usage: npm run cli -- /, argv.join(' '));
       assert.equal(r.stdout, '', argv.join(' '));
     }
+  });
+
+  it('seed reaches its largest --users; a size that cannot be met names what is over', async () => {
+    // 100,000,000 users would take days to load: the default moments are what refused them.
+    const users = 100_000_000;
+    const likes = 10 * users;
+    assert.equal(defaultMoments(users, likes), MAX_MOMENTS);
+    assert.ok(likes <= MAX_MOMENTS * (users - 1), 'the default likes fit the moments');
+    const r = await cli('seed', '--users', '2', '--likes', '1000000000');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^1000000000 likes do not fit 50000000 moments of 2 users \(at most 50000000\)\n/);
   });
 
   it('migrate applies the schema once', async () => {

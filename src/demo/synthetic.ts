@@ -15,7 +15,7 @@ export interface SyntheticOptions {
   users: number;
   /** Total `moment.liked` events (each a distinct user and moment); default 10 per user. */
   likes?: number;
-  /** Number of moments; default 2 per user, more when the likes need them. */
+  /** Number of moments; default 2 per user, more when the likes need them, at most MAX_MOMENTS. */
   moments?: number;
   /** PRNG seed (an integer); the same options give the same events. Default 1. */
   seed?: number;
@@ -149,6 +149,17 @@ interface GroupLayout {
   members: Walk;
 }
 
+/** Moments a community may have: likesPerMoment takes 4 bytes each. */
+export const MAX_MOMENTS = 50_000_000;
+
+/**
+ * Moments when none are asked for: 2 per user, more when the likes need them (each like is a
+ * distinct moment and user other than its author, so a moment takes at most users - 1), and never
+ * more than MAX_MOMENTS, so that every size of community has a default.
+ */
+export const defaultMoments = (users: number, likes: number): number =>
+  Math.min(MAX_MOMENTS, Math.max(2 * users, Math.ceil((2 * likes) / (users - 1))));
+
 export class SyntheticCommunity {
   readonly plan: SyntheticPlan;
   private readonly seed: number;
@@ -165,15 +176,14 @@ export class SyntheticCommunity {
     if (!Number.isSafeInteger(seed) || seed < 0) throw new RangeError('seed must be a whole number >= 0');
     const wantedLikes = options.likes ?? 10 * n;
     if (!Number.isSafeInteger(wantedLikes) || wantedLikes < 0) throw new RangeError('likes must be a whole number');
-    // Each like is a distinct (moment, user other than its author): a moment takes at most n - 1.
-    const moments = options.moments ?? Math.max(2 * n, Math.ceil((2 * wantedLikes) / (n - 1)));
+    const moments = options.moments ?? defaultMoments(n, wantedLikes);
     if (!Number.isSafeInteger(moments) || moments < 1) throw new RangeError('moments must be a whole number >= 1');
+    if (moments > MAX_MOMENTS) throw new RangeError(`moments must be at most ${MAX_MOMENTS}`);
     if (wantedLikes > moments * (n - 1)) {
       throw new RangeError(
         `${wantedLikes} likes do not fit ${moments} moments of ${n} users (at most ${moments * (n - 1)})`,
       );
     }
-    if (moments > 50_000_000) throw new RangeError('too many moments');
     this.n = n;
     this.seed = seed;
     this.prefix = options.prefix ?? `s${seed}n${n}-`;

@@ -1,4 +1,4 @@
-import { MAX_BATCH, SyntheticCommunity } from '../../demo/synthetic.js';
+import { MAX_BATCH, MAX_MOMENTS, SyntheticCommunity } from '../../demo/synthetic.js';
 import { json, parse, UsageError, wholeNumber, withNewOrExistingServices, type Command } from '../io.js';
 import { progress } from '../progress.js';
 
@@ -9,7 +9,7 @@ export const seedCommand: Command = {
     'seed --users N [--likes M] [--moments K] [--seed S] [--batch B]',
     '  --users N    users (at least 2)',
     '  --likes M    like events spread over the moments (default 10 per user)',
-    '  --moments K  moments (default 2 per user, more when the likes need them)',
+    `  --moments K  moments, at most ${MAX_MOMENTS} (default 2 per user, more when the likes need them, up to that)`,
     '  --seed S     PRNG seed: the same options give the same community (default 1)',
     `  --batch B    events per batch, 1 to ${MAX_BATCH} (default ${MAX_BATCH})`,
   ].join('\n'),
@@ -23,7 +23,7 @@ export const seedCommand: Command = {
     });
     const users = wholeNumber(this, v.users, 'users', 2, 100_000_000);
     const likes = v.likes === undefined ? undefined : wholeNumber(this, v.likes, 'likes', 0, 1_000_000_000);
-    const moments = v.moments === undefined ? undefined : wholeNumber(this, v.moments, 'moments', 1, 50_000_000);
+    const moments = v.moments === undefined ? undefined : wholeNumber(this, v.moments, 'moments', 1, MAX_MOMENTS);
     const seed = wholeNumber(this, v.seed, 'seed', 0, 2 ** 32 - 1, 1);
     const batch = wholeNumber(this, v.batch, 'batch', 1, MAX_BATCH, MAX_BATCH);
     let community: SyntheticCommunity;
