@@ -41,6 +41,17 @@ const APP_REFUSALS: [string, { name: string; redirect_uris: string[] }, string][
     'redirect_uris: must not contain spaces',
   ],
   ['a redirect URI without a host', { name: 'Shop', redirect_uris: ['https://'] }, 'redirect_uris: is not a valid URL'],
+  // The authorize page compares as typed: clients send the scheme in lower case, with two slashes.
+  [
+    'a redirect URI with an upper-case scheme',
+    { name: 'Shop', redirect_uris: ['HTTPS://shop.example/cb'] },
+    'redirect_uris: must start with https:// or http://',
+  ],
+  [
+    'a redirect URI with one slash after the scheme',
+    { name: 'Shop', redirect_uris: ['https:/shop.example/cb'] },
+    'redirect_uris: must start with https:// or http://',
+  ],
 ];
 
 const BOT_REFUSALS: [string, { name: string }, string][] = [
@@ -240,27 +251,35 @@ await describeStores('the operator API follows the developer site', (t) => {
   });
 
   it('keeps names, descriptions and redirect URIs in the form the site keeps them', async () => {
+    // Limits apply to the trimmed text without repeats, as for the site and the CLI.
+    const longest = 'S'.repeat(64);
     const app = await post('/internal/v1/apps', {
       owner_user_id: owner.user_id,
-      name: '  Shop  ',
-      redirect_uris: ['https://shop.example/cb', 'https://shop.example/cb'],
+      name: `  ${longest}  `,
+      redirect_uris: [' https://shop.example/cb', ...Array<string>(21).fill('https://shop.example/cb')],
     });
-    assert.equal(app.status, 201);
+    assert.equal(app.status, 201, JSON.stringify(app.body));
     const appId = String(app.body.app_id);
     const view = await s().developers.app(owner.user_id, appId);
-    assert.equal(view.name, 'Shop');
+    assert.equal(view.name, longest);
     assert.deepEqual(view.redirect_uris, ['https://shop.example/cb']);
     const bot = await post('/internal/v1/bots', {
       owner_user_id: owner.user_id,
       name: ' Helper ',
+      description: ` ${'d'.repeat(512)} `,
+    });
+    assert.equal(bot.status, 201, JSON.stringify(bot.body));
+    const short = await post('/internal/v1/bots', {
+      owner_user_id: owner.user_id,
+      name: ' Helper ',
       description: ' Hi. ',
     });
-    assert.equal(bot.status, 201);
+    assert.equal(short.status, 201);
     const row = await s()
       .db.k.selectFrom('bots')
       .innerJoin('users', 'users.user_id', 'bots.bot_user_id')
       .select(['users.name', 'bots.description'])
-      .where('bots.bot_user_id', '=', String(bot.body.bot_user_id))
+      .where('bots.bot_user_id', '=', String(short.body.bot_user_id))
       .executeTakeFirstOrThrow();
     assert.deepEqual(row, { name: 'Helper', description: 'Hi.' });
   });

@@ -67,6 +67,11 @@ export function description(text: string, field = 'description'): string {
 
 type Scheme = 'https:' | 'http:';
 
+const REDIRECT_SCHEMES: readonly Scheme[] = ['https:', 'http:'];
+
+const mustStartWith = (schemes: readonly Scheme[]): string =>
+  `must start with ${schemes.map((s) => `${s}//`).join(' or ')}`;
+
 /**
  * The URL `text` is, when it is an absolute URL of at most 2048 characters with one of `schemes`
  * and no spaces or control characters; else why not (`wrongScheme` in place of "must start with
@@ -81,7 +86,7 @@ export function webUrl(text: string, schemes: readonly Scheme[], wrongScheme?: s
     return 'is not a valid URL';
   }
   if (!schemes.some((s) => s === url.protocol)) {
-    return wrongScheme ?? `must start with ${schemes.map((s) => `${s}//`).join(' or ')}`;
+    return wrongScheme ?? mustStartWith(schemes);
   }
   if (CONTROL.test(text) || /\s/.test(text)) return 'must not contain spaces';
   return url;
@@ -103,13 +108,16 @@ export function avatar(text: string, field = 'avatar'): string {
 /**
  * Redirect URIs are compared character for character on the authorize page, so they are kept as
  * typed (trimmed, without repeats or empty lines): at most 20 http(s) addresses without a fragment,
- * each at most 2048 bytes.
+ * each at most 2048 bytes. The scheme is written `https://` or `http://` as such: RFC 3986 lets a
+ * scheme be in any case, but clients send it in lower case (a URL parser writes it so), and
+ * "HTTPS://a/cb" or "https:/a/cb" (which the parser reads as https://a/cb) would never match them.
  */
 export function redirectUris(list: readonly string[], field = 'redirect_uris'): string[] {
   const uris = [...new Set(list.map((u) => u.trim()).filter((u) => u !== ''))];
   if (uris.length > REDIRECT_URIS_MAX) throw invalid(field, `at most ${REDIRECT_URIS_MAX}`);
   for (const uri of uris) {
-    checkedUrl(field, uri, ['https:', 'http:']);
+    checkedUrl(field, uri, REDIRECT_SCHEMES);
+    if (!REDIRECT_SCHEMES.some((s) => uri.startsWith(`${s}//`))) throw invalid(field, mustStartWith(REDIRECT_SCHEMES));
     // Each is a key of an index, and PostgreSQL refuses an index row over 2704 bytes.
     if (Buffer.byteLength(uri) > URL_MAX) throw invalid(field, `at most ${URL_MAX} bytes in UTF-8`);
     // Not the parsed hash: a lone '#' leaves it empty, and RFC 6749 (3.1.2) allows no fragment at all.

@@ -6,9 +6,16 @@ import { DESCRIPTION_MAX, NAME_MAX, REDIRECT_URIS_MAX, URL_MAX } from '../../lib
 import { Id } from '../../lib/schemas.js';
 import type { Services } from '../../services.js';
 
-// The shapes, for validation and /openapi.json; the service applies the rest of lib/input-rules.ts.
-const Name = Type.String({ minLength: 1, maxLength: NAME_MAX });
-const RedirectUri = Type.String({ pattern: '^https?://', maxLength: URL_MAX });
+// The types, for validation and /openapi.json. Lengths, schemes and counts are lib/input-rules.ts's,
+// applied by the service after trimming and removing repeats, as for the CLI and the developer
+// site: a limit here would see the text before that and refuse what they accept (a name padded
+// with spaces past 64 characters, " https://a/cb"). The 64 KiB body limit bounds every field.
+const Name = Type.String({ description: `trimmed, 1 to ${NAME_MAX} characters on one line` });
+const RedirectUri = Type.String({
+  description: `trimmed, starting https:// or http:// (in lower case), without a fragment, at most ${URL_MAX} bytes`,
+});
+const RedirectUris = Type.Array(RedirectUri, { description: `at most ${REDIRECT_URIS_MAX}, repeats removed` });
+const Description = Type.String({ description: `trimmed, at most ${DESCRIPTION_MAX} characters` });
 
 export function appRoutes(app: App, s: Services): void {
   app.post(
@@ -18,10 +25,7 @@ export function appRoutes(app: App, s: Services): void {
       schema: {
         tags: ['Operator'],
         summary: 'Create an application for login and payment',
-        body: Type.Object(
-          { owner_user_id: Id, name: Name, redirect_uris: Type.Array(RedirectUri, { maxItems: REDIRECT_URIS_MAX }) },
-          strict,
-        ),
+        body: Type.Object({ owner_user_id: Id, name: Name, redirect_uris: RedirectUris }, strict),
         response: {
           201: Type.Object({ app_id: Type.String(), api_key: Type.String(), app_secret: Type.String() }),
           ...operatorErrors,
@@ -38,10 +42,7 @@ export function appRoutes(app: App, s: Services): void {
       schema: {
         tags: ['Operator'],
         summary: 'Create a bot (at most 5 per owner)',
-        body: Type.Object(
-          { owner_user_id: Id, name: Name, description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX })) },
-          strict,
-        ),
+        body: Type.Object({ owner_user_id: Id, name: Name, description: Type.Optional(Description) }, strict),
         response: {
           201: Type.Object({
             bot_user_id: Type.String(),
