@@ -546,7 +546,9 @@ await describeStores('client libraries: groups by id and share link, users by wa
         { group_invite_url: sharedUrl, gid: shared },
         'querystring: give group_invite_url or gid, not both',
       ],
-      ['/openapi/group/info', { gid: '' }, 'querystring.gid: must NOT have fewer than 1 characters'],
+      // Empty text is a field not given (SDKs send unset fields so).
+      ['/openapi/group/info', { gid: '' }, 'querystring.group_invite_url: required'],
+      ['/openapi/group/info', { group_invite_url: '', url: '', gid: '' }, 'querystring.group_invite_url: required'],
     ];
     for (const [path, query, detail] of cases) await refused(path, query, 401, paramError(detail));
   });
@@ -573,6 +575,11 @@ await describeStores('client libraries: groups by id and share link, users by wa
         { group_invite_url: sharedUrl },
         { url: sharedUrl },
         { group_invite_url: sharedUrl, url: sharedUrl },
+        // An unset spelling sent empty beside the set one, as SDKs do.
+        { group_invite_url: sharedUrl, url: '', gid: '' },
+        { url: sharedUrl, group_invite_url: '', gid: '' },
+        // Two links to one group: what a client appends (`&code=`) does not make them differ.
+        { group_invite_url: `${sharedUrl}&code=7`, url: sharedUrl },
       ];
       for (const spelling of spellings) {
         assert.deepEqual(

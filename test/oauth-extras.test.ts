@@ -344,6 +344,15 @@ await describeStores(
       );
       // Both spellings given alike are one parameter.
       tokensOf(await exchangePost(await codeOf(), { client_id: app.app_id, client_secret: app.app_secret }));
+      // The seed's spelling sent empty beside the standard one that gives it (SDKs send unset fields so).
+      tokensOf(
+        await exchangePost(await codeOf(), {
+          app_id: '',
+          app_secret: '',
+          client_id: app.app_id,
+          client_secret: app.app_secret,
+        }),
+      );
       // A wrong secret under the other spelling is a wrong secret.
       const wrongSecret = standard({ grant_type: 'authorization_code', code: await codeOf(), client_secret: 'x' });
       assert.deepEqual(await tokenForm('/openapi/oauth2/access_token', wrongSecret), {
@@ -488,7 +497,9 @@ await describeStores(
         app_secret: app.app_secret,
         client_secret: app.app_secret,
       };
-      const tk = tokensOf(await withBasic(url, { ...fields, ...same }));
+      // Empty parameters beside Basic credentials are parameters not given.
+      tokensOf(await withBasic(url, { ...fields, app_id: '', app_secret: '', client_id: '' }));
+      const tk = tokensOf(await withBasic(url, { ...fields, ...same, code: await codeOf() }));
       assert.deepEqual(
         await withBasic('/openapi/oauth2/revoke', { token: tk.refresh_token, client_id: other.app_id }),
         { status: 401, body: BASIC_DIFFERS('client_id') },

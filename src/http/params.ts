@@ -84,12 +84,22 @@ export function requestParams<S extends TSchema>(
   const validate = compileCoercing(schema);
   const { booleans, optional } = parameterKinds(schema);
   const spellings = (name: string) => [name, ...Object.keys(aliases).filter((alias) => aliases[alias] === name)];
+  const aliasTargets = [...new Set(Object.values(aliases))];
   return (request, given = NOTHING_GIVEN) => {
     const merged = decode(mergedOf(request));
     for (const key of optional) {
       const value = merged[key];
       if (value === null || value === '') Reflect.deleteProperty(merged, key);
     }
+    // A required parameter sent empty beside another spelling (or Basic credentials) that gives it
+    // is one not given too: `app_id=&client_id=X` names X.
+    const emptyBeside = (name: string) => {
+      const names = spellings(name);
+      const filled = given.params[name] !== undefined || names.some((k) => merged[k] !== undefined && merged[k] !== '');
+      if (filled) for (const k of names) if (merged[k] === '') Reflect.deleteProperty(merged, k);
+    };
+    for (const name of aliasTargets) emptyBeside(name);
+    for (const name of Object.keys(given.params)) if (!aliasTargets.includes(name)) emptyBeside(name);
     for (const [name, value] of Object.entries(given.params)) {
       const differing = spellings(name).find((key) => merged[key] !== undefined && merged[key] !== value);
       if (differing !== undefined) throw new AppError(Errors.paramError, `${differing}: differs from ${given.from}`);

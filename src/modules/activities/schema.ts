@@ -1,10 +1,10 @@
 import { Type } from 'typebox';
 import { WalletOnChain } from '../../lib/schemas.js';
-import { GroupByShareUrl } from '../groups/index.js';
+import { groupByShareUrl } from '../groups/index.js';
 
 export const WalletQuery = Type.Object(WalletOnChain);
-export const WalletInGroupQuery = Type.Object({ ...WalletOnChain, ...GroupByShareUrl });
-export const GroupQuery = Type.Object(GroupByShareUrl);
+export const WalletInGroupQuery = Type.Object({ ...WalletOnChain, ...groupByShareUrl('group_invite_url') });
+export const GroupQuery = Type.Object(groupByShareUrl('group_invite_url'));
 
 export const VoteInfo = Type.Object({ vote_number: Type.Integer() });
 export const LuckyDrawInfo = Type.Object({

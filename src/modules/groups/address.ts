@@ -3,18 +3,27 @@
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { exactlyOne } from '../users/index.js';
+import { inviteUrlId } from './invite-url.js';
 
 export type GroupAddress = { gid: string } | { url: string };
 
-const shareUrl = (description: string) => Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description }));
+// Empty text is taken (and read as not given): SDKs send an unset field so, beside the one set.
+const shareUrl = (description: string) => Type.Optional(Type.String({ maxLength: 1024, description }));
 export const GidParam = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 128, description: 'the group id, in place of the share URL' }),
+  Type.String({ maxLength: 128, description: 'the group id, in place of the share URL' }),
 );
-/** The query fields of a group named by its share URL (either spelling; optional because `gid` may stand in) or its id. */
-export const GroupByShareUrl = {
-  group_invite_url: shareUrl('the group share URL (or url); required unless gid is given'),
-  url: shareUrl('the group share URL (or group_invite_url)'),
-  gid: GidParam,
+/**
+ * The query fields of a group named by its share URL (either spelling; optional because `gid` may
+ * stand in) or its id; `primary` is the spelling the endpoint documents.
+ */
+export const groupByShareUrl = (primary: ShareUrlField) => {
+  const said = (field: ShareUrlField, other: ShareUrlField) =>
+    shareUrl(
+      field === primary
+        ? `the group share URL (or ${other}); required unless gid is given`
+        : `the group share URL (or ${other})`,
+    );
+  return { group_invite_url: said('group_invite_url', 'url'), url: said('url', 'group_invite_url'), gid: GidParam };
 };
 
 type ShareUrlField = 'group_invite_url' | 'url';
@@ -27,11 +36,13 @@ type GroupQuery = { readonly [F in ShareUrlField | 'gid']?: string | undefined }
  */
 export function groupAddress(primary: ShareUrlField, q: GroupQuery): GroupAddress {
   const other: ShareUrlField = primary === 'url' ? 'group_invite_url' : 'url';
-  const [mine, theirs] = [q[primary], q[other]];
-  if (mine !== undefined && theirs !== undefined && mine !== theirs) {
+  const [mine, theirs, gid] = [q[primary] || undefined, q[other] || undefined, q.gid || undefined];
+  // Two links to one group may differ in what clients append (`&code=<inviter>`): both name it by id.
+  const named = (url: string) => inviteUrlId(url) ?? url.trim();
+  if (mine !== undefined && theirs !== undefined && named(mine) !== named(theirs)) {
     throw new AppError(Errors.paramError, `querystring.${other}: differs from ${primary}`);
   }
   const field = mine === undefined && theirs !== undefined ? other : primary;
-  const given = exactlyOne([field, mine ?? theirs], ['gid', q.gid]);
+  const given = exactlyOne([field, mine ?? theirs], ['gid', gid]);
   return given.field === 'gid' ? { gid: given.value } : { url: given.value };
 }

@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { ChainParam, WalletParam } from '../../lib/schemas.js';
-import { GroupByShareUrl } from './address.js';
+import { groupByShareUrl } from './address.js';
 
-export const GroupInfoQuery = Type.Object(GroupByShareUrl);
-export const IsJoinQuery = Type.Object({ walletAddress: WalletParam, ...GroupByShareUrl, chain_id: ChainParam });
+export const GroupInfoQuery = Type.Object(groupByShareUrl('group_invite_url'));
+export const IsJoinQuery = Type.Object({ walletAddress: WalletParam, ...groupByShareUrl('url'), chain_id: ChainParam });
 
 export const GroupInfo = Type.Object({
   is_charge: Type.Boolean(),
