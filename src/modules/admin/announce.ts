@@ -4,7 +4,7 @@
 import type { Out } from '../../lib/out.js';
 
 export const ADMIN_TOKEN_HIDDEN =
-  'ADMIN_TOKEN: an operator token was generated but is shown only on a terminal (stdout is not one); ' +
+  'ADMIN_TOKEN: an operator token was generated but is shown only on a terminal (this output is not one); ' +
   'set ADMIN_TOKEN to a secret of your own (without spaces; 16 characters or more advised) and restart to use the operator API.\n';
 
 export function announceAdminToken(out: Out, err: Pick<Out, 'write'>, token: string): void {
