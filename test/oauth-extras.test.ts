@@ -7,7 +7,8 @@ import { it } from 'node:test';
 import type { InjectOptions } from 'fastify';
 import { adminHeaders, describeStores, FakeClock } from './helpers/app.js';
 import { allow, openAuthorize, pkcePair } from './helpers/authorize.js';
-import { createApp, createUsers, type Creds, type TestUser } from './helpers/factories.js';
+import { createApp, createUsers, signedHeaders, type Creds, type TestUser } from './helpers/factories.js';
+import { listeningPort, rawRequest } from './helpers/raw-http.js';
 
 const CB = 'https://client.example/cb';
 const BASE = 'https://platform.example';
@@ -600,6 +601,175 @@ await describeStores(
           'Bearer some-other-token',
         ),
       );
+    });
+
+    // ---- Bearer access tokens (RFC 6750) ----
+
+    /** A Token-header call with these headers: status, body and the challenge, if any. */
+    const tokenCall = async (path: 'info' | 'followers', headers: Record<string, string>, userId = alice.user_id) => {
+      const res = await t().app.inject({ method: 'POST', url: `/openapi/user/${path}?user_id=${userId}`, headers });
+      return {
+        status: res.statusCode,
+        body: res.json<Record<string, unknown>>(),
+        challenge: res.headers['www-authenticate'],
+      };
+    };
+    const INVALID_TOKEN = 'Bearer error="invalid_token"';
+
+    it('Authorization: Bearer stands for the access_token header at both Token-header endpoints', async () => {
+      const { access_token } = await login();
+      for (const path of ['info', 'followers'] as const) {
+        const seed = await tokenCall(path, { access_token });
+        assert.equal(seed.status, 200);
+        assert.equal(seed.body.code, 1, JSON.stringify(seed.body));
+        // The scheme is case-insensitive (RFC 9110 section 11.1); sent both ways alike is fine.
+        const alike: Record<string, string>[] = [
+          { authorization: `Bearer ${access_token}` },
+          { authorization: `bearer ${access_token}` },
+          { authorization: `Bearer ${access_token}`, access_token },
+          { authorization: `Bearer ${access_token}`, access_token: '' },
+        ];
+        for (const headers of alike) assert.deepEqual(await tokenCall(path, headers), seed, JSON.stringify(headers));
+      }
+    });
+
+    it('a Bearer token and an access_token header that differ are a Param error', async () => {
+      const { access_token } = await login();
+      const { access_token: another } = await login(other);
+      for (const path of ['info', 'followers'] as const) {
+        assert.deepEqual(await tokenCall(path, { authorization: `Bearer ${access_token}`, access_token: another }), {
+          status: 401,
+          body: paramError('access_token: differs from the Bearer token of the Authorization header'),
+          challenge: undefined,
+        });
+      }
+    });
+
+    it('a Bearer token that fails answers the seed body with WWW-Authenticate: Bearer error="invalid_token"', async () => {
+      const { access_token, refresh_token } = await login();
+      const bearer = { authorization: `Bearer ${access_token}` };
+      const clock = t().clock;
+      assert.ok(clock instanceof FakeClock, 'the suite runs on a FakeClock');
+      clock.advance(7_201_000);
+      try {
+        for (const path of ['info', 'followers'] as const) {
+          assert.deepEqual(await tokenCall(path, bearer), {
+            status: 200,
+            body: failure(-2013, 'access token expired'),
+            challenge: INVALID_TOKEN,
+          });
+          // Through the seed's header, the answer is as before: no challenge.
+          assert.deepEqual(await tokenCall(path, { access_token }), {
+            status: 200,
+            body: failure(-2013, 'access token expired'),
+            challenge: undefined,
+          });
+        }
+      } finally {
+        clock.advance(-7_201_000);
+      }
+      assert.deepEqual(await tokenCall('info', { authorization: 'Bearer not.a.token' }), {
+        status: 200,
+        body: TOKEN_INVALID,
+        challenge: INVALID_TOKEN,
+      });
+      // A token for another user is no failed authentication: -2001, without the challenge.
+      const [bob] = (await createUsers(t().app, 1)) as [TestUser];
+      assert.deepEqual(await tokenCall('info', bearer, bob.user_id), {
+        status: 200,
+        body: failure(-2001, 'user login validity problem; log in again'),
+        challenge: undefined,
+      });
+      assert.deepEqual(await revokeForm({ token: refresh_token }), { status: 200, body: SUCCESS_NULL });
+      assert.deepEqual(await tokenCall('followers', bearer), {
+        status: 200,
+        body: TOKEN_INVALID,
+        challenge: INVALID_TOKEN,
+      });
+      assert.deepEqual(await tokenCall('followers', { access_token }), {
+        status: 200,
+        body: TOKEN_INVALID,
+        challenge: undefined,
+      });
+    });
+
+    it('a malformed Bearer credential is a Param error; U+0000 and non-ASCII never reach the store', async () => {
+      const cases: [string, string][] = [
+        ['Bearer', 'Authorization: Bearer needs one token'],
+        ['Bearer   ', 'Authorization: Bearer needs one token'],
+        ['Bearer a b', 'Authorization: Bearer needs one token'],
+        ['Bearer a,b', 'Authorization: the Bearer token is not a b64token (RFC 6750 section 2.1)'],
+        ['Bearer a=b', 'Authorization: the Bearer token is not a b64token (RFC 6750 section 2.1)'],
+        ['Bearer a\u0000b', 'Authorization: the Bearer token is not a b64token (RFC 6750 section 2.1)'],
+        ['Bearer caf\u00e9', 'Authorization: the Bearer token is not a b64token (RFC 6750 section 2.1)'],
+      ];
+      for (const [authorization, detail] of cases) {
+        for (const path of ['info', 'followers'] as const) {
+          assert.deepEqual(
+            await tokenCall(path, { authorization }),
+            { status: 401, body: paramError(detail), challenge: undefined },
+            JSON.stringify(authorization),
+          );
+        }
+      }
+      // Raw bytes outside ASCII, as a socket sends them (Node reads header bytes as Latin-1).
+      const port = await listeningPort(t().app);
+      const raw = await rawRequest(
+        port,
+        `POST /openapi/user/info?user_id=${alice.user_id} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer caf\u00c3\u00a9`,
+      );
+      assert.equal(raw.status, 401);
+      assert.deepEqual(
+        JSON.parse(raw.body),
+        paramError('Authorization: the Bearer token is not a b64token (RFC 6750 section 2.1)'),
+      );
+    });
+
+    it('an Authorization of another scheme leaves the access_token header to decide, as before', async () => {
+      const { access_token } = await login();
+      const seed = await tokenCall('info', { access_token });
+      assert.deepEqual(await tokenCall('info', { access_token, authorization: appBasic() }), seed);
+      assert.deepEqual(await tokenCall('info', { authorization: appBasic() }), {
+        status: 200,
+        body: TOKEN_INVALID,
+        challenge: undefined,
+      });
+    });
+
+    it('a Bearer header changes nothing on X-API-KEY and signed endpoints', async () => {
+      const { access_token } = await login();
+      const keyed = async (headers: Record<string, string>) => {
+        const res = await t().app.inject({
+          method: 'GET',
+          url: `/openapi/user/info?user_id=${alice.user_id}`,
+          headers,
+        });
+        return { status: res.statusCode, body: res.json<unknown>(), challenge: res.headers['www-authenticate'] };
+      };
+      const plain = await keyed({ 'x-api-key': app.api_key });
+      assert.equal(plain.status, 200);
+      for (const authorization of [`Bearer ${access_token}`, 'Bearer caf\u00e9', 'Bearer a\u0000b', 'Bearer'])
+        assert.deepEqual(await keyed({ 'x-api-key': app.api_key, authorization }), plain, authorization);
+      // Signed: each request with its own nonce; a wrong signature stays wrong whatever the Bearer.
+      const signed = (o: { secret?: string } = {}) => signedHeaders(app, { ...o, now: t().clock.now() });
+      for (const authorization of [`Bearer ${access_token}`, 'Bearer caf\u00e9']) {
+        assert.deepEqual(await keyed({ ...signed(), authorization }), plain, authorization);
+        assert.deepEqual(
+          await keyed({ ...signed({ secret: 'wrong' }), authorization }),
+          {
+            status: 401,
+            body: { error: 'Unauthorized', code: 401, message: 'signature mismatch' },
+            challenge: undefined,
+          },
+          authorization,
+        );
+      }
+      // An access token is no App Key: without X-API-KEY the key endpoint refuses as before.
+      assert.deepEqual(await keyed({ authorization: `Bearer ${access_token}` }), {
+        status: 400,
+        body: { error: 'Bad Request', code: 400, message: 'You X-API-KEY is not available' },
+        challenge: undefined,
+      });
     });
 
     // ---- Metadata ----

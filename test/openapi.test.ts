@@ -74,10 +74,26 @@ await describeStores('OpenAPI document', (t) => {
       // The token endpoints and revocation take app_id and app_secret as HTTP Basic credentials too.
       if (id.includes(' /openapi/oauth2/'))
         assert.deepEqual(op.security, [{ appIdQuery: [], appSecret: [] }, { clientBasic: [] }], id);
+      // The Token header set, or the same access token as an RFC 6750 Bearer credential.
+      if (id === 'post /openapi/user/info' || id === 'post /openapi/user/followers')
+        assert.deepEqual(op.security, [{ accessToken: [] }, { accessTokenBearer: [] }], id);
       if (id.includes(' /openapi/') && !id.includes('/oauth2/') && !id.includes('/payment/')) {
         assert.ok((op.security as unknown[]).length > 0, `${id}: /openapi/ operations authenticate`);
       }
     }
+  });
+
+  it('names the Bearer access token as an http bearer scheme beside the access_token header', async () => {
+    const { securitySchemes } = (await load()).components as { securitySchemes: Json };
+    assert.deepEqual(securitySchemes.accessToken, {
+      type: 'apiKey',
+      in: 'header',
+      name: 'access_token',
+      description: 'Access token from the login flow (Token header set)',
+    });
+    assert.ok(isObject(securitySchemes.accessTokenBearer), 'accessTokenBearer');
+    const { type, scheme, bearerFormat } = securitySchemes.accessTokenBearer;
+    assert.deepEqual({ type, scheme, bearerFormat }, { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   });
 
   it('gives every parameter, request body and response an example that fits its schema', async () => {

@@ -33,6 +33,13 @@ export async function registerDocs(app: App, publicUrl: string): Promise<void> {
           signature: header('signature', 'hex SHA1 of App Secret + nonce + timestamp'),
           operator: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN (operator surface)' },
           accessToken: header('access_token', 'Access token from the login flow (Token header set)'),
+          accessTokenBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'The same access token as Authorization: Bearer (RFC 6750 section 2.1), on the Token-header endpoints',
+          },
           appIdQuery: { type: 'apiKey', in: 'query', name: 'app_id', description: 'Application id' },
           appSecret: { type: 'apiKey', in: 'query', name: 'app_secret', description: 'App Secret of that application' },
           clientBasic: {

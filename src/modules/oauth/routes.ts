@@ -9,6 +9,7 @@ import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
 import type { TokenRecord } from './service.js';
 import { PublicUser, publicView } from '../users/index.js';
+import { challengingBearer, presentedToken } from './bearer.js';
 import { basicClient, challengingBasic } from './client-basic.js';
 import { serverMetadataRoute } from './metadata.js';
 import {
@@ -30,6 +31,18 @@ const loginResponses = <S extends TSchema>(success: S) => ({
   200: Type.Union([success, LoginFailure]),
   401: Type.Union([LoginFailure, apiErrors[401]]),
 });
+/** The Token header set the seed names, or the same token as an RFC 6750 Bearer credential. */
+const tokenSecurity: Record<string, string[]>[] = [{ accessToken: [] }, { accessTokenBearer: [] }];
+const tokenDescription =
+  'The access token in the access_token header, or as Authorization: Bearer (RFC 6750 section 2.1); given both ' +
+  'ways, they must be equal. A Bearer token that fails (-2013, -2015) is answered with WWW-Authenticate: ' +
+  'Bearer error="invalid_token" beside the same body.';
+
+/** A Token-header call: the token the request presents must be live and for `userId`. */
+const authorized = (s: Services, request: FastifyRequest, userId: string) => {
+  const presented = presentedToken(request);
+  return challengingBearer(presented, () => s.oauth.authorizeToken(presented.token, userId));
+};
 
 /** The envelope the seed names, and RFC 6749 section 5.1's fields beside it (schema TokenAnswer). */
 const tokenAnswer = (record: TokenRecord): Static<typeof TokenAnswer> => ({
@@ -126,13 +139,15 @@ export function oauthRoutes(app: App, s: Services): void {
       schema: {
         tags: ['User information'],
         summary: 'The authorized user, with level (header access_token)',
+        description: tokenDescription,
+        security: tokenSecurity,
         headers: TokenHeaders,
         querystring: TokenUserQuery,
         response: loginResponses(Envelope(UserWithLevel)),
       },
     },
     async (request) => {
-      await s.oauth.authorizeToken(request.headers.access_token, request.query.user_id);
+      await authorized(s, request, request.query.user_id);
       const u = await s.users.record(request.query.user_id);
       if (u === undefined) throw new AppError(Errors.loginRequired);
       return ok(1, { ...publicView(u), level: u.level, level_icon: u.level_icon });
@@ -145,6 +160,8 @@ export function oauthRoutes(app: App, s: Services): void {
       schema: {
         tags: ['User information'],
         summary: 'Followers of the authorized user, newest first (header access_token)',
+        description: tokenDescription,
+        security: tokenSecurity,
         headers: TokenHeaders,
         querystring: TokenFollowersQuery,
         response: loginResponses(Envelope(Type.Array(PublicUser))),
@@ -152,7 +169,7 @@ export function oauthRoutes(app: App, s: Services): void {
     },
     async (request) => {
       const q = request.query;
-      await s.oauth.authorizeToken(request.headers.access_token, q.user_id);
+      await authorized(s, request, q.user_id);
       return ok(1, await s.users.followers(q.user_id, q.page, q.size));
     },
   );

@@ -1,0 +1,58 @@
+// The access token of the Token-header user endpoints: the `access_token` header the seed names, or
+// `Authorization: Bearer <token>` (RFC 6750 section 2.1), which standard OAuth clients send. Only
+// these endpoints read it: the X-API-KEY and signed endpoints never look at Authorization.
+import type { FastifyRequest } from 'fastify';
+import { AppError, Errors } from '../../errors.js';
+
+/**
+ * RFC 6750 section 2.1's b64token. The header bypasses the app's input check (query and body
+ * only), so this is what keeps U+0000, other controls and non-ASCII text out of the token.
+ */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+const malformed = (why: string) => new AppError(Errors.paramError, `Authorization: ${why}`);
+
+export interface PresentedToken {
+  /** undefined: no token was sent (the seed's answer to that is -2015). */
+  token: string | undefined;
+  /** The token came as a Bearer credential, so a failure is answered with its challenge too. */
+  bearer: boolean;
+}
+
+/** The token of an Authorization header of the Bearer scheme; undefined for none or another scheme. */
+function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const [scheme = '', ...rest] = header.trim().split(/[ \t]+/);
+  // Another scheme (a Basic proxy's, say) is no access token, and is ignored as before.
+  if (scheme.toLowerCase() !== 'bearer') return undefined;
+  const [token] = rest;
+  if (token === undefined || rest.length > 1) throw malformed('Bearer needs one token');
+  if (!B64TOKEN.test(token)) throw malformed('the Bearer token is not a b64token (RFC 6750 section 2.1)');
+  return token;
+}
+
+/**
+ * The access token a request presents. Given both ways, the two must be equal: no telling which
+ * one the client meant. An empty access_token header is one not given, as it always failed alike.
+ */
+export function presentedToken(request: FastifyRequest): PresentedToken {
+  const named = request.headers.access_token;
+  const seed = Array.isArray(named) ? named[0] : named;
+  const bearer = bearerToken(request.headers.authorization);
+  if (bearer === undefined) return { token: seed, bearer: false };
+  if (seed !== undefined && seed !== '' && seed !== bearer)
+    throw new AppError(Errors.paramError, 'access_token: differs from the Bearer token of the Authorization header');
+  return { token: bearer, bearer: true };
+}
+
+/** RFC 6750 section 3: a token that failed is named in the challenge; the seed's answer is unchanged. */
+export async function challengingBearer<T>(presented: PresentedToken, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    const failed =
+      e instanceof AppError && (e.def === Errors.accessTokenInvalid || e.def === Errors.accessTokenExpired);
+    if (!presented.bearer || !failed) throw e;
+    throw new AppError(e.def, e.detail, e.extra, { ...e.headers, 'www-authenticate': 'Bearer error="invalid_token"' });
+  }
+}
