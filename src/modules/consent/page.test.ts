@@ -420,6 +420,77 @@ await describeStores(
       errorPage(answer(twice), 400, /app_id is given more than once/);
     });
 
+    it('client_id stands for app_id (RFC 6749 section 4.1.1), posted back as it was spelled', async () => {
+      const { app_id: _appId, ...standard } = login({ client_id: creds.app_id, state: 's3' });
+      const page = await get(standard, aliceCookie);
+      assert.equal(page.status, 200, page.body);
+      assert.match(visibleText(page.body), /test app would like to sign you in/);
+      const fields = hiddenFields(page.body);
+      assert.equal(fields.client_id, creds.app_id);
+      assert.equal(fields.app_id, undefined);
+      const r = await decide(standard, 'allow');
+      const code = location(r).searchParams.get('code') ?? '';
+      assert.equal(
+        r.headers.location,
+        `${CB}?code=${encodeURIComponent(code)}&userId=${encodeURIComponent(alice.user_id)}&source=open_platform&state=s3`,
+      );
+      const exchanged = await t().app.inject({
+        method: 'POST',
+        url: '/openapi/oauth2/access_token',
+        payload: {
+          grant_type: 'authorization_code',
+          code,
+          app_id: creds.app_id,
+          app_secret: creds.app_secret,
+          user_id: alice.user_id,
+        },
+      });
+      assert.equal(exchanged.json<{ code: number }>().code, 1, exchanged.body);
+      const spellings = (fields: Record<string, string>) => ({ app_id: fields.app_id, client_id: fields.client_id });
+      // Both spellings alike, or one of them empty (not given): the same page, both posted back.
+      for (const params of [
+        login({ client_id: creds.app_id }),
+        login({ client_id: '' }),
+        { ...standard, app_id: '' },
+      ]) {
+        const alike = await get(params, aliceCookie);
+        assert.equal(alike.status, 200, alike.body);
+        assert.deepEqual(spellings(hiddenFields(alike.body)), spellings(params));
+      }
+      assert.equal(
+        (await decide(login({ client_id: creds.app_id }), 'cancel')).headers.location,
+        `${CB}?error=access_denied`,
+      );
+    });
+
+    it('client_id that differs from app_id is an error page, on the page and in its form', async () => {
+      const differ = /client_id and app_id differ: give one of them, or both alike\./;
+      errorPage(await get(login({ client_id: hostile.app_id }), aliceCookie), 400, differ);
+      errorPage(await get(login({ client_id: 'app_nope' })), 400, differ);
+      const page = await get(login(), aliceCookie);
+      const cookie = `${aliceCookie}; ${csrfCookieOf(page)}`;
+      errorPage(
+        await post({ ...hiddenFields(page.body), client_id: hostile.app_id, action: 'allow' }, cookie),
+        400,
+        differ,
+      );
+      const twice = await t().app.inject({
+        method: 'GET',
+        url: `/oauth/authorize?${new URLSearchParams(login({ client_id: creds.app_id })).toString()}&client_id=${creds.app_id}`,
+        headers: { cookie: aliceCookie },
+      });
+      errorPage(answer(twice), 400, /client_id is given more than once/);
+      // client_id spells the app only: grant_type stays required (the seed marks it so).
+      const { app_id: _appId, grant_type: _grant, ...noGrant } = login({ client_id: creds.app_id });
+      errorPage(await get(noGrant, aliceCookie), 400, /grant_type must be authorization_code or onetime_token/);
+      const zh = await t().app.inject({
+        method: 'GET',
+        url: `/oauth/authorize?${new URLSearchParams(login({ client_id: hostile.app_id })).toString()}`,
+        headers: { cookie: aliceCookie, 'accept-language': 'zh-CN' },
+      });
+      errorPage(answer(zh), 400, /client_id 与 app_id 不一致/);
+    });
+
     it('a bad scope, grant_type or response_type is an error page naming the problem', async () => {
       const cases: [Record<string, string>, RegExp][] = [
         [login({ scope: 'everything' }), /scope must be moment or payment/],

@@ -16,10 +16,11 @@ import { TEXTS, type AuthorizeTexts } from './texts.js';
 
 const CSRF_PATH = '/oauth';
 
-/** The request's parameters; the form posts back those that were given. */
+/** The request's parameters; the form posts back those that were given, each as it was spelled. */
 const REQUEST_FIELDS = [
   'redirect_uri',
   'app_id',
+  'client_id',
   'scope',
   'grant_type',
   'response_type',
@@ -66,6 +67,16 @@ function fieldsOf(input: unknown): Fields {
   return out;
 }
 
+/**
+ * The app: app_id, or client_id as RFC 6749 section 4.1.1 spells it (what standard clients send).
+ * Empty is not given; given both ways, only alike: no telling which one the client meant.
+ */
+function appIdOf(f: Fields): string | undefined {
+  const [named, client] = [f.app_id, f.client_id].map((v) => (v === '' ? undefined : v));
+  if (named !== undefined && client !== undefined && named !== client) throw invalid((t) => t.clientIdDiffers);
+  return named ?? client;
+}
+
 const isScope = (v: string): v is Scope => (SCOPES as readonly string[]).includes(v);
 
 interface AuthorizeRequest {
@@ -86,8 +97,9 @@ interface AuthorizeRequest {
  * known good, nothing may redirect.
  */
 async function parseRequest(s: Services, f: Fields): Promise<AuthorizeRequest> {
-  const { app_id: appId, redirect_uri: redirectUri, scope, grant_type: grant } = f;
-  if (appId === undefined || appId === '') throw invalid((t) => t.missing('app_id'));
+  const { redirect_uri: redirectUri, scope, grant_type: grant } = f;
+  const appId = appIdOf(f);
+  if (appId === undefined) throw invalid((t) => t.missing('app_id'));
   if (redirectUri === undefined || redirectUri === '') throw invalid((t) => t.missing('redirect_uri'));
   const app = await s.oauth.appForRedirect(appId, redirectUri);
   if (app === undefined) throw invalid((t) => t.unknownApp);
@@ -173,7 +185,7 @@ export function authorizePageRoutes(app: App, s: Services): void {
     AUTHORIZE_PATH,
     page(
       'The authorization page (HTML) the user opens in the application',
-      'Query: redirect_uri, app_id, scope (moment or payment), grant_type (authorization_code, or onetime_token ' +
+      'Query: redirect_uri, app_id (or client_id, RFC 6749; both only alike), scope (moment or payment), grant_type (authorization_code, or onetime_token ' +
         'for a payment), response_type?, state?, pay_info?; for a payment also amount, payer_user_id, ' +
         'receiver_user_id, pay_type (send or receive); PKCE: code_challenge and code_challenge_method=S256. Needs the op_session cookie; errors are pages that never redirect.',
     ),

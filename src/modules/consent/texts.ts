@@ -39,6 +39,7 @@ const en = {
   nul: 'A parameter contains the character U+0000.',
   surrogate: 'A parameter contains a lone surrogate (half of a UTF-16 pair), which is not text.',
   missing: (field: string) => `${field} is missing.`,
+  clientIdDiffers: 'client_id and app_id differ: give one of them, or both alike.',
   unknownApp:
     'The app is unknown, or redirect_uri is not an address registered for it (it must match character for character).',
   badScope: 'scope must be moment or payment.',
@@ -88,6 +89,7 @@ export const TEXTS = dictionary<typeof en>({
     nul: '有参数包含字符 U+0000。',
     surrogate: '有参数包含单独的代理项（UTF-16 代理对的一半），不是有效文本。',
     missing: (field: string) => `缺少参数 ${field}。`,
+    clientIdDiffers: 'client_id 与 app_id 不一致：只给其中一个，或给相同的值。',
     unknownApp: '应用不存在，或 redirect_uri 不是为它登记的地址（必须逐字符一致）。',
     badScope: 'scope 必须是 moment 或 payment。',
     badGrant: 'grant_type 必须是 authorization_code 或 onetime_token。',
