@@ -1,9 +1,11 @@
 // A real OAuth 2.0 client, oauth4webapi (panva's, RFC-strict), against the app on a real port:
 // discovery (RFC 8414), the authorization code grant with PKCE S256, the token request with
 // client_secret_basic and with client_secret_post, refresh and revocation, each through the
-// library's own request builders and response processors. The only addition a standard client
+// library's own request builders and response processors, and the user endpoint through its
+// protectedResourceRequest (Authorization: Bearer, RFC 6750). The only addition a standard client
 // makes is the contract's: user_id (the userId of the redirect) as an additional token parameter,
-// and app_id and grant_type on the authorization URL, which the seed's authorize page requires.
+// and grant_type on the authorization URL, which the seed's authorize page requires (the page
+// reads the standard client_id as its app_id).
 // The issuer is https://platform.example, as behind a TLS proxy; the library's customFetch sends
 // its requests to the listening port.
 import assert from 'node:assert/strict';
@@ -33,14 +35,37 @@ await describeStores(
       return fetch(`${origin}${url.slice(BASE.length)}`, init);
     };
     const options = { [oauth.customFetch]: viaApp };
-    const info = async (accessToken: string) =>
+    /** The seed's answer to POST user/info with the token in the seed's own access_token header. */
+    const seedInfo = async (accessToken: string): Promise<unknown> =>
       (
         await t().app.inject({
           method: 'POST',
           url: `/openapi/user/info?user_id=${alice.user_id}`,
           headers: { access_token: accessToken },
         })
-      ).json<{ code: number }>().code;
+      ).json<unknown>();
+    /**
+     * POST user/info as the library calls a protected resource (Authorization: Bearer): the seed's
+     * answer, the same as through the access_token header; its code. A token that fails comes with
+     * the RFC 6750 challenge, which the library raises: the body under it is the seed's still.
+     */
+    const info = async (accessToken: string): Promise<number> => {
+      const url = new URL(`${BASE}/openapi/user/info?user_id=${alice.user_id}`);
+      let response: Response;
+      try {
+        response = await oauth.protectedResourceRequest(accessToken, 'POST', url, undefined, undefined, options);
+      } catch (e) {
+        assert.ok(e instanceof oauth.WWWAuthenticateChallengeError, String(e));
+        assert.deepEqual(e.cause, [{ scheme: 'bearer', parameters: { error: 'invalid_token' } }]);
+        response = e.response;
+      }
+      assert.equal(response.status, 200);
+      const body: unknown = await response.json();
+      assert.deepEqual(body, await seedInfo(accessToken));
+      assert.ok(typeof body === 'object' && body !== null && 'code' in body, JSON.stringify(body));
+      assert.equal(typeof body.code, 'number', JSON.stringify(body));
+      return Number(body.code);
+    };
 
     /** Through the authorize page (signed in, Allow) to the library's validated callback parameters. */
     async function authorize(): Promise<{ params: URLSearchParams; verifier: string; userId: string }> {
@@ -56,7 +81,6 @@ await describeStores(
         code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
         // Required by the seed's authorize page.
-        app_id: client.client_id,
         grant_type: 'authorization_code',
       }))
         url.searchParams.set(k, v);
@@ -113,6 +137,20 @@ await describeStores(
         assert.equal(tokens.token_type, 'bearer');
         assert.equal(tokens.expires_in, 7200);
         assert.equal(await info(tokens.access_token), 1);
+        // The seed's user, with the level fields of the token variant.
+        assert.deepEqual(await seedInfo(tokens.access_token), {
+          code: 1,
+          data: {
+            name: alice.name,
+            wallet_address: alice.wallet_address,
+            avatar: alice.avatar,
+            uid: alice.user_id,
+            level: alice.level,
+            level_icon: alice.level_icon,
+          },
+          message: 'success',
+          success: true,
+        });
         assert.ok(tokens.refresh_token !== undefined, 'a refresh token');
 
         const renewed = await oauth.processRefreshTokenResponse(
