@@ -553,6 +553,17 @@ await describeStores('client libraries: groups by id and share link, users by wa
     for (const [path, query, detail] of cases) await refused(path, query, 401, paramError(detail));
   });
 
+  it('a share link whose own encoding hides U+0000 in its id (id=%00) is an unknown group on both stores', async () => {
+    for (const url of [
+      'https://m.example/share/group?id=%00',
+      'https://h5.example/#/group?id=%00',
+      `${sharedUrl}%00`,
+    ]) {
+      await refused('/openapi/group/info', { group_invite_url: url }, 404, UNKNOWN_GROUP);
+      await refused('/openapi/lucky_box/group', { url }, 404, UNKNOWN_GROUP);
+    }
+  });
+
   it('every group read takes the share URL as group_invite_url or as url (seed-api.md Conventions)', async () => {
     const wallet = { wallet_address: b.wallet_address };
     const reads: [string, Record<string, string>, 1 | 200, unknown][] = [
