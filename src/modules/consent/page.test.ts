@@ -216,8 +216,9 @@ await describeStores(
       assert.match(r.body, /^<!doctype html>\s*<html lang="zh-CN">/);
       assert.match(r.body, /<title>登录 test app · Open Platform<\/title>/);
       assert.match(visibleText(r.body), /test app 请求 登录并读取你的资料和动态。/);
-      assert.match(r.body, /class="secondary">取消<\/button>/);
-      assert.match(r.body, /class="primary">允许<\/button>/);
+      // operator-api.md: the two buttons are labelled Allow and Cancel, whatever the page's language.
+      assert.match(r.body, /class="secondary">Cancel<\/button>/);
+      assert.match(r.body, /class="primary">Allow<\/button>/);
       const anonymous = await zh();
       assert.match(anonymous.body, /<html lang="zh-CN">/);
       assert.match(visibleText(anonymous.body), /请在应用内打开此页面/);
