@@ -10,7 +10,11 @@ import { AppError, Errors } from '../../errors.js';
  */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-const malformed = (why: string) => new AppError(Errors.paramError, `Authorization: ${why}`);
+// RFC 9110 section 15.5.2: a 401 names the scheme it wants.
+const malformed = (why: string) =>
+  new AppError(Errors.paramError, `Authorization: ${why}`, undefined, {
+    'www-authenticate': 'Bearer error="invalid_request"',
+  });
 
 export interface PresentedToken {
   /** undefined: no token was sent (the seed's answer to that is -2015). */
@@ -26,23 +30,24 @@ function bearerToken(header: string | undefined): string | undefined {
   // Another scheme (a Basic proxy's, say) is no access token, and is ignored as before.
   if (scheme.toLowerCase() !== 'bearer') return undefined;
   const [token] = rest;
-  if (token === undefined || rest.length > 1) throw malformed('Bearer needs one token');
+  // `Bearer ${token ?? ''}`, as clients build it: no token given.
+  if (token === undefined) return undefined;
+  if (rest.length > 1) throw malformed('Bearer needs one token');
   if (!B64TOKEN.test(token)) throw malformed('the Bearer token is not a b64token (RFC 6750 section 2.1)');
   return token;
 }
 
 /**
- * The access token a request presents. Given both ways, the two must be equal: no telling which
- * one the client meant. An empty access_token header is one not given, as it always failed alike.
+ * The access token a request presents: the seed's access_token header when given (a client that
+ * sends it may carry an unrelated Authorization for a gateway in front, which is not read then),
+ * else a Bearer credential. An empty access_token header is one not given, as it always failed alike.
  */
 export function presentedToken(request: FastifyRequest): PresentedToken {
   const named = request.headers.access_token;
   const seed = Array.isArray(named) ? named[0] : named;
+  if (seed !== undefined && seed !== '') return { token: seed, bearer: false };
   const bearer = bearerToken(request.headers.authorization);
-  if (bearer === undefined) return { token: seed, bearer: false };
-  if (seed !== undefined && seed !== '' && seed !== bearer)
-    throw new AppError(Errors.paramError, 'access_token: differs from the Bearer token of the Authorization header');
-  return { token: bearer, bearer: true };
+  return bearer === undefined ? { token: seed, bearer: false } : { token: bearer, bearer: true };
 }
 
 /** RFC 6750 section 3: a token that failed is named in the challenge; the seed's answer is unchanged. */
