@@ -102,9 +102,12 @@ function openSqlite(path: string): Db {
     k,
     schema: undefined,
     native: { dialect: 'sqlite', reader, writer: sqlite },
+    // The reader first: only the last connection to close checkpoints the WAL into the file and
+    // deletes it, and a read-only one does neither. A -wal file left beside the database would be
+    // replayed onto a backup copied in its place (README, Backups).
     close: async () => {
-      await k.destroy();
       if (reader !== sqlite) reader.close();
+      await k.destroy();
     },
   };
 }
