@@ -250,6 +250,27 @@ await describeStores('the operator API follows the developer site', (t) => {
     await refusedAlike('bots', (w, input) => s().developers.createBot(w, owner.user_id, input), BOT_REFUSALS);
   });
 
+  it('refuses at the schema what no rule could accept (16 times the limits), before the service', async () => {
+    const huge = await post('/internal/v1/apps', {
+      owner_user_id: owner.user_id,
+      name: 'n'.repeat(60_000),
+      redirect_uris: ['https://shop.example/cb'],
+    });
+    assert.deepEqual(huge, {
+      status: 400,
+      body: { error: 'invalid_request', message: 'body.name: must NOT have more than 1024 characters' },
+    });
+    const many = await post('/internal/v1/apps', {
+      owner_user_id: owner.user_id,
+      name: 'Shop',
+      redirect_uris: Array.from({ length: 321 }, (_, i) => `https://shop.example/${i}`),
+    });
+    assert.deepEqual(many, {
+      status: 400,
+      body: { error: 'invalid_request', message: 'body.redirect_uris: must NOT have more than 320 items' },
+    });
+  });
+
   it('keeps names, descriptions and redirect URIs in the form the site keeps them', async () => {
     // Limits apply to the trimmed text without repeats, as for the site and the CLI.
     const longest = 'S'.repeat(64);

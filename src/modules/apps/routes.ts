@@ -9,13 +9,21 @@ import type { Services } from '../../services.js';
 // The types, for validation and /openapi.json. Lengths, schemes and counts are lib/input-rules.ts's,
 // applied by the service after trimming and removing repeats, as for the CLI and the developer
 // site: a limit here would see the text before that and refuse what they accept (a name padded
-// with spaces past 64 characters, " https://a/cb"). The 64 KiB body limit bounds every field.
-const Name = Type.String({ description: `trimmed, 1 to ${NAME_MAX} characters on one line` });
+// with spaces past 64 characters, " https://a/cb"). The bounds here are 16 times those, so what no
+// rule could accept is refused before the service waits for a writer.
+const Name = Type.String({ maxLength: NAME_MAX * 16, description: `trimmed, 1 to ${NAME_MAX} characters on one line` });
 const RedirectUri = Type.String({
+  maxLength: URL_MAX * 16,
   description: `trimmed, starting https:// or http:// (in lower case), without a fragment, at most ${URL_MAX} bytes`,
 });
-const RedirectUris = Type.Array(RedirectUri, { description: `at most ${REDIRECT_URIS_MAX}, repeats removed` });
-const Description = Type.String({ description: `trimmed, at most ${DESCRIPTION_MAX} characters` });
+const RedirectUris = Type.Array(RedirectUri, {
+  maxItems: REDIRECT_URIS_MAX * 16,
+  description: `at most ${REDIRECT_URIS_MAX}, repeats removed`,
+});
+const Description = Type.String({
+  maxLength: DESCRIPTION_MAX * 16,
+  description: `trimmed, at most ${DESCRIPTION_MAX} characters`,
+});
 
 export function appRoutes(app: App, s: Services): void {
   app.post(
