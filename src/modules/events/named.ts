@@ -9,7 +9,7 @@ export type Picker = (value: unknown) => unknown;
 
 const asIs: Picker = (value) => value;
 
-const isRecord = (value: unknown): value is object =>
+const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -22,6 +22,13 @@ export function namedFields(schema: TSchema): Picker {
     const fields = new Map(Object.entries(schema.properties).map(([key, s]) => [key, namedFields(s)]));
     return (value) => {
       if (!isRecord(value)) return value;
+      // Hot (every event of a batch): a value with nothing to leave out, the usual case, is
+      // returned as it is, without a copy.
+      const clean = Object.keys(value).every((key) => {
+        const pick = fields.get(key);
+        return pick !== undefined && (pick === asIs || pick(value[key]) === value[key]);
+      });
+      if (clean) return value;
       const kept: Record<string, unknown> = {};
       for (const [key, field] of Object.entries(value)) {
         const pick = fields.get(key);
@@ -42,7 +49,14 @@ export function namedFields(schema: TSchema): Picker {
   }
   if (IsArray(schema)) {
     const item = namedFields(schema.items);
-    return item === asIs ? asIs : (value) => (Array.isArray(value) ? value.map(item) : value);
+    return item === asIs
+      ? asIs
+      : (value) => {
+          if (!Array.isArray(value)) return value;
+          const given: readonly unknown[] = value;
+          const items = given.map(item);
+          return items.every((v, i) => v === given[i]) ? given : items;
+        };
   }
   return asIs;
 }
