@@ -28,6 +28,16 @@ it('on a terminal the generated token is shown on stdout, once, and nothing goes
   assert.equal(err.text(), '');
 });
 
+/** Until the server on `port` answers /healthz. */
+const healthy = (port: number) =>
+  until(async () => {
+    try {
+      return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+    } catch {
+      return false;
+    }
+  }, 'the server to answer /healthz');
+
 it('the real server with stdout piped: no token on stdout, one line on stderr', { timeout: 180_000 }, async () => {
   const port = await freePort();
   const server = startServer({
@@ -37,13 +47,7 @@ it('the real server with stdout piped: no token on stdout, one line on stderr', 
     PORT: String(port),
   });
   try {
-    await until(async () => {
-      try {
-        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-      } catch {
-        return false;
-      }
-    }, 'the server to answer /healthz');
+    await healthy(port);
     assert.doesNotMatch(server.stdout(), /ADMIN_TOKEN|shown once/);
     assert.equal(server.stderr(), ADMIN_TOKEN_HIDDEN);
   } finally {
@@ -64,13 +68,7 @@ it(
       PORT: String(port),
     });
     try {
-      await until(async () => {
-        try {
-          return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
-        } catch {
-          return false;
-        }
-      }, 'the server to answer /healthz');
+      await healthy(port);
       assert.equal(
         server.stderr(),
         'warning: ADMIN_TOKEN is shorter than 16 characters: easy to guess; choose a longer one outside tests\n',

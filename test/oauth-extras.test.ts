@@ -5,9 +5,16 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { it } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import { adminHeaders, describeStores, FakeClock } from './helpers/app.js';
+import { describeStores, FakeClock } from './helpers/app.js';
 import { allow, openAuthorize, pkcePair } from './helpers/authorize.js';
-import { createApp, createUsers, signedHeaders, type Creds, type TestUser } from './helpers/factories.js';
+import {
+  createApp,
+  createSessionCookie,
+  createUsers,
+  signedHeaders,
+  type Creds,
+  type TestUser,
+} from './helpers/factories.js';
 import { listeningPort, rawRequest } from './helpers/raw-http.js';
 
 const CB = 'https://client.example/cb';
@@ -122,14 +129,7 @@ await describeStores(
       [alice] = (await createUsers(t().app, 1)) as [TestUser];
       app = await createApp(t().app, alice.user_id, [CB]);
       other = await createApp(t().app, alice.user_id, [CB]);
-      const res = await t().app.inject({
-        method: 'POST',
-        url: '/internal/v1/sessions',
-        headers: adminHeaders,
-        payload: { user_id: alice.user_id },
-      });
-      assert.equal(res.statusCode, 200);
-      cookie = res.json<{ cookie: string }>().cookie;
+      cookie = await createSessionCookie(t().app, alice.user_id);
     });
 
     // ---- PKCE ----

@@ -12,9 +12,9 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
 import * as oauth from 'oauth4webapi';
-import { adminHeaders, describeStores } from './helpers/app.js';
+import { describeStores } from './helpers/app.js';
 import { allow } from './helpers/authorize.js';
-import { createApp, createUsers, type Creds, type TestUser } from './helpers/factories.js';
+import { createApp, createSessionCookie, createUsers, type Creds, type TestUser } from './helpers/factories.js';
 
 const BASE = 'https://platform.example';
 const CB = 'https://client.example/cb';
@@ -95,14 +95,7 @@ await describeStores(
     it('sets up a user, an app, a session and the listening port', async () => {
       [alice] = (await createUsers(t().app, 1)) as [TestUser];
       app = await createApp(t().app, alice.user_id, [CB]);
-      const res = await t().app.inject({
-        method: 'POST',
-        url: '/internal/v1/sessions',
-        headers: adminHeaders,
-        payload: { user_id: alice.user_id },
-      });
-      assert.equal(res.statusCode, 200);
-      cookie = res.json<{ cookie: string }>().cookie;
+      cookie = await createSessionCookie(t().app, alice.user_id);
       await t().app.listen({ host: '127.0.0.1', port: 0 });
       origin = `http://127.0.0.1:${(t().app.server.address() as AddressInfo).port}`;
       client = { client_id: app.app_id };

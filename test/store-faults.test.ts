@@ -19,7 +19,7 @@ import { toAppError } from '../src/http/errors.js';
 import { pingDb } from '../src/modules/health/index.js';
 import { adminHeaders, startTestApp, type TestApp } from './helpers/app.js';
 import { hiddenFields, openAuthorize } from './helpers/authorize.js';
-import { createBot, createUsers } from './helpers/factories.js';
+import { createApp, createBot, createSessionCookie, createUsers } from './helpers/factories.js';
 import { Proc } from './helpers/process.js';
 import { PG_URL, storesUnderTest } from './helpers/stores.js';
 
@@ -97,11 +97,8 @@ describe('SQLite store that cannot be written', () => {
     const bot = await createBot(t.app, userId);
     token = bot.telegram_token;
     apiKey = bot.api_key;
-    const operator = async (url: string, payload: Record<string, unknown>) =>
-      (await t.app.inject({ method: 'POST', url, headers: adminHeaders, payload })).json<Record<string, string>>();
-    const app = await operator('/internal/v1/apps', { owner_user_id: userId, name: 'Shop', redirect_uris: [CB] });
-    appId = app.app_id ?? '';
-    cookie = (await operator('/internal/v1/sessions', { user_id: userId })).cookie ?? '';
+    appId = (await createApp(t.app, userId, [CB])).app_id;
+    cookie = await createSessionCookie(t.app, userId);
     // What a read-only file does to the writer (chmod does not stop root, who runs CI here).
     if (t.services.db.native.dialect !== 'sqlite') throw new Error('not SQLite');
     t.services.db.native.writer.pragma('query_only = ON');

@@ -78,6 +78,18 @@ export interface Creds {
   app_secret: string;
 }
 
+/** A signed-in session of `userId` for the authorize page: the cookie the operator's answer gives. */
+export async function createSessionCookie(app: App, userId: string): Promise<string> {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/internal/v1/sessions',
+    headers: adminHeaders,
+    payload: { user_id: userId },
+  });
+  if (res.statusCode !== 200) throw new Error(`session not created: ${res.statusCode} ${res.body}`);
+  return res.json<{ cookie: string }>().cookie;
+}
+
 export async function createApp(
   app: App,
   ownerUserId: string,
