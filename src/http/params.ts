@@ -83,8 +83,12 @@ export function requestParams<S extends TSchema>(
 ): (request: FastifyRequest, given?: GivenParams) => Static<S> {
   const validate = compileCoercing(schema);
   const { booleans, optional } = parameterKinds(schema);
-  const spellings = (name: string) => [name, ...Object.keys(aliases).filter((alias) => aliases[alias] === name)];
-  const aliasTargets = [...new Set(Object.values(aliases))];
+  // Each parameter's spellings, worked out once: its own name first, then its aliases.
+  const aliasTargets = new Set(Object.values(aliases));
+  const spellingsOf = new Map(
+    [...aliasTargets].map((name) => [name, [name, ...Object.keys(aliases).filter((a) => aliases[a] === name)]]),
+  );
+  const spellings = (name: string) => spellingsOf.get(name) ?? [name];
   return (request, given = NOTHING_GIVEN) => {
     const merged = decode(mergedOf(request));
     for (const key of optional) {
@@ -99,7 +103,7 @@ export function requestParams<S extends TSchema>(
       if (filled) for (const k of names) if (merged[k] === '') Reflect.deleteProperty(merged, k);
     };
     for (const name of aliasTargets) emptyBeside(name);
-    for (const name of Object.keys(given.params)) if (!aliasTargets.includes(name)) emptyBeside(name);
+    for (const name of Object.keys(given.params)) if (!aliasTargets.has(name)) emptyBeside(name);
     for (const [name, value] of Object.entries(given.params)) {
       const differing = spellings(name).find((key) => merged[key] !== undefined && merged[key] !== value);
       if (differing !== undefined) throw new AppError(Errors.paramError, `${differing}: differs from ${given.from}`);

@@ -6,7 +6,7 @@ export const INTEGER_COLUMN_MAX = 2_147_483_647;
 
 export const Id = Type.String({ minLength: 1, maxLength: 128 });
 export const OptionalText = (maxLength = 2048) => Type.Optional(Type.String({ maxLength }));
-export const ChainId = Type.Integer({ minimum: 1, maximum: 2_147_483_647 });
+export const ChainId = Type.Integer({ minimum: 1, maximum: INTEGER_COLUMN_MAX });
 /** Decimal text or number with at most two decimals; the exact range is checked by toCents. */
 export const Amount = Type.Union([
   Type.String({ pattern: '^\\s*\\d+(\\.\\d{1,2})?\\s*$', maxLength: 20 }),
@@ -33,7 +33,7 @@ export const DateTimeText = Type.Refine(
 
 /** Query fragments of the read endpoints. */
 export const WalletParam = Type.String({ minLength: 1, maxLength: 128 });
-export const ChainParam = Type.Integer({ minimum: 1, maximum: 2_147_483_647, default: 1 });
+export const ChainParam = Type.Integer({ minimum: 1, maximum: INTEGER_COLUMN_MAX, default: 1 });
 /** A wallet address on a chain (chain 1 unless given). */
 export const WalletOnChain = { wallet_address: WalletParam, chain_id: ChainParam };
 /** decisions.md section 4: page from 1, size 1 to 100 (default 20). */

@@ -14,5 +14,7 @@ export async function keepTokenHash(db: Kysely<DB>, hash: string): Promise<strin
     .values({ key: KEY, value: hash })
     .onConflict((oc) => oc.column('key').doNothing())
     .execute();
-  return (await db.selectFrom('meta').select('value').where('key', '=', KEY).executeTakeFirstOrThrow()).value;
+  const stored = await storedTokenHash(db);
+  if (stored === undefined) throw new Error('the operator token hash was not kept');
+  return stored;
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { formatDateTime } from '../../lib/clock.js';
-import { DateTimeText, Id, OptionalText } from '../../lib/schemas.js';
+import { DateTimeText, Id, INTEGER_COLUMN_MAX, OptionalText } from '../../lib/schemas.js';
 import { mayInviteBot } from '../bots/index.js';
 import { memberKey } from '../../lib/invalidation.js';
 import { defineEvent } from '../events/index.js';
@@ -17,7 +17,7 @@ const GroupUpserted = Type.Object({
   pic: OptionalText(),
   is_charge: Type.Optional(Type.Boolean()),
   subchannel_number: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-  maximum: Type.Optional(Type.Integer({ minimum: 0, maximum: 2_147_483_647 })),
+  maximum: Type.Optional(Type.Integer({ minimum: 0, maximum: INTEGER_COLUMN_MAX })),
   created_at: Type.Optional(DateTimeText),
   owner_id: Type.Optional(Id),
 });

@@ -3,6 +3,7 @@
 // these endpoints read it: the X-API-KEY and signed endpoints never look at Authorization.
 import type { FastifyRequest } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
+import { credentialsOf, withChallenge } from '../../http/authorization.js';
 
 /**
  * RFC 6750 section 2.1's b64token. The header bypasses the app's input check (query and body
@@ -25,10 +26,9 @@ export interface PresentedToken {
 
 /** The token of an Authorization header of the Bearer scheme; undefined for none or another scheme. */
 function bearerToken(header: string | undefined): string | undefined {
-  if (header === undefined) return undefined;
-  const [scheme = '', ...rest] = header.trim().split(/[ \t]+/);
+  const rest = credentialsOf(header, 'bearer');
   // Another scheme (a Basic proxy's, say) is no access token, and is ignored as before.
-  if (scheme.toLowerCase() !== 'bearer') return undefined;
+  if (rest === undefined) return undefined;
   const [token] = rest;
   // `Bearer ${token ?? ''}`, as clients build it: no token given.
   if (token === undefined) return undefined;
@@ -51,13 +51,10 @@ export function presentedToken(request: FastifyRequest): PresentedToken {
 }
 
 /** RFC 6750 section 3: a token that failed is named in the challenge; the seed's answer is unchanged. */
-export async function challengingBearer<T>(presented: PresentedToken, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    const failed =
-      e instanceof AppError && (e.def === Errors.accessTokenInvalid || e.def === Errors.accessTokenExpired);
-    if (!presented.bearer || !failed) throw e;
-    throw new AppError(e.def, e.detail, e.extra, { ...e.headers, 'www-authenticate': 'Bearer error="invalid_token"' });
-  }
-}
+export const challengingBearer = <T>(presented: PresentedToken, work: () => Promise<T>): Promise<T> =>
+  withChallenge(
+    presented.bearer,
+    (def) => def === Errors.accessTokenInvalid || def === Errors.accessTokenExpired,
+    'Bearer error="invalid_token"',
+    work,
+  );

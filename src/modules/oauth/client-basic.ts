@@ -4,6 +4,7 @@
 // (a Bearer token sent by habit) is no client authentication and is ignored, as before.
 import type { FastifyRequest } from 'fastify';
 import { AppError, Errors } from '../../errors.js';
+import { credentialsOf, withChallenge } from '../../http/authorization.js';
 import type { GivenParams } from '../../http/params.js';
 import { faultOf, TEXT_FAULTS } from '../../lib/nul.js';
 
@@ -47,10 +48,8 @@ function decodedToken(token: string): string {
  * without an Authorization header of the Basic scheme. Malformed Basic credentials are a Param error.
  */
 export function basicClient(request: FastifyRequest): GivenParams | undefined {
-  const header = request.headers.authorization;
-  if (header === undefined) return undefined;
-  const [scheme = '', ...rest] = header.trim().split(/[ \t]+/);
-  if (scheme.toLowerCase() !== 'basic') return undefined;
+  const rest = credentialsOf(request.headers.authorization, 'basic');
+  if (rest === undefined) return undefined;
   const [token] = rest;
   if (token === undefined || rest.length > 1) throw malformed('Basic needs one base64 token');
   const pair = decodedToken(token);
@@ -69,14 +68,10 @@ export function basicClient(request: FastifyRequest): GivenParams | undefined {
  * RFC 6749 section 5.2: a client that authenticated through the Authorization header and failed
  * is answered 401 with WWW-Authenticate naming the scheme. The seed's body is unchanged.
  */
-export async function challengingBasic<T>(basic: GivenParams | undefined, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (e) {
-    if (basic === undefined || !(e instanceof AppError) || e.def !== Errors.badAppCredentials) throw e;
-    throw new AppError(e.def, e.detail, e.extra, {
-      ...e.headers,
-      'www-authenticate': 'Basic realm="Open Platform", charset="UTF-8"',
-    });
-  }
-}
+export const challengingBasic = <T>(basic: GivenParams | undefined, work: () => Promise<T>): Promise<T> =>
+  withChallenge(
+    basic !== undefined,
+    (def) => def === Errors.badAppCredentials,
+    'Basic realm="Open Platform", charset="UTF-8"',
+    work,
+  );

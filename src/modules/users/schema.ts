@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ChainParam, Paging, WalletParam } from '../../lib/schemas.js';
+import { ChainParam, INTEGER_COLUMN_MAX, Paging, WalletParam } from '../../lib/schemas.js';
 
 export const PublicUser = Type.Object({
   name: Type.String(),
@@ -22,7 +22,7 @@ export const UserInfoQuery = Type.Object({
   ),
   chain_id: Type.Integer({
     minimum: 1,
-    maximum: 2_147_483_647,
+    maximum: INTEGER_COLUMN_MAX,
     default: 1,
     description: 'the chain of address (default 1)',
   }),
