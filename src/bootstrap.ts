@@ -6,6 +6,7 @@ import { openDb, type Db } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import type { DB } from './db/types.js';
 import { within } from './lib/deadline.js';
+import { errorCode } from './lib/error-code.js';
 import { checkedEncryptionKey } from './encryption-key.js';
 import { KeySettingError } from './lib/keys.js';
 import { openSharedState, type SharedState } from './lib/shared-state.js';
@@ -41,8 +42,7 @@ export function withoutPassword(url: string): string {
 }
 
 /** SQLite refusing a write: the file or its folder is read-only (better-sqlite3's code, e.g. SQLITE_READONLY_DBMOVED). */
-const readOnly = (e: unknown): boolean =>
-  e instanceof Error && 'code' in e && typeof e.code === 'string' && e.code.startsWith('SQLITE_READONLY');
+const readOnly = (e: unknown): boolean => errorCode(e)?.startsWith('SQLITE_READONLY') === true;
 
 const readOnlyStore = (url: string, e: unknown): StartupError =>
   new StartupError(
@@ -154,7 +154,7 @@ export async function listen(app: Listener, config: Config): Promise<string> {
   try {
     return await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   } catch (e) {
-    const code = e instanceof Error && 'code' in e ? e.code : undefined;
+    const code = errorCode(e);
     const where = `${config.host}:${config.port}`;
     if (code === 'EADDRINUSE')
       throw new StartupError(`PORT: ${where} is already in use; set PORT (or HOST) to a free one`);

@@ -1,6 +1,7 @@
 import type SQLite from 'better-sqlite3';
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import type { Db, Dialect } from './connect.js';
+import { errorCode } from '../lib/error-code.js';
 import { initialMigration } from './migrations/0001_initial.js';
 import { callbackQueriesMigration } from './migrations/0002_callback_queries.js';
 import { developersMigration } from './migrations/0003_developers.js';
@@ -88,13 +89,13 @@ async function migratePostgres(db: Db, list: Record<string, Migration>) {
 // Kysely's migrator lists the tables of every schema before it starts; a schema dropped by
 // someone else at that moment (PostgreSQL: 3F000, 42P01), or a table whose columns change under the
 // listing (42703), fails the listing, not the migration.
-const TRANSIENT = new Set(['3F000', '42P01', '42703']);
+const TRANSIENT: ReadonlySet<string | undefined> = new Set(['3F000', '42P01', '42703']);
 
 async function migrateRetrying(migrator: Migrator) {
   for (let attempt = 1; ; attempt++) {
     const outcome = await migrator.migrateToLatest();
     const e = outcome.error;
-    const transient = e instanceof Error && 'code' in e && typeof e.code === 'string' && TRANSIENT.has(e.code);
+    const transient = TRANSIENT.has(errorCode(e));
     if (!transient || attempt >= 3) return outcome;
   }
 }

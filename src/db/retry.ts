@@ -1,10 +1,11 @@
 // PostgreSQL can abort a transaction that raced another one (a unique key both inserted, a
 // serialization failure, a deadlock). Run again, the transaction sees the winner's rows and
 // takes its normal path (e.g. "already exists"), so retrying is both safe and correct.
-const RETRYABLE = new Set(['23505', '40001', '40P01']);
+import { errorCode } from '../lib/error-code.js';
 
-const isRetryable = (e: unknown): boolean =>
-  e instanceof Error && 'code' in e && typeof e.code === 'string' && RETRYABLE.has(e.code);
+const RETRYABLE: ReadonlySet<string | undefined> = new Set(['23505', '40001', '40P01']);
+
+const isRetryable = (e: unknown): boolean => RETRYABLE.has(errorCode(e));
 
 export async function retryOnConflict<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {

@@ -1,5 +1,6 @@
 // Recognises the errors that mean the store cannot serve right now (as opposed to a bug in a
 // statement), so that a request answers 503, which clients retry, instead of 500.
+import { errorCode } from '../lib/error-code.js';
 
 /** PostgreSQL SQLSTATEs: connection exceptions (08), insufficient resources (53: disk full, too many
  * connections), the server shutting down or starting (57P01-57P03), a statement timeout (57014). */
@@ -26,7 +27,7 @@ const PG_CONNECTION_LOST =
 
 export function storeUnavailable(e: unknown, depth = 0): boolean {
   if (!(e instanceof Error) || depth > 4) return false;
-  const code = 'code' in e && typeof e.code === 'string' ? e.code : undefined;
+  const code = errorCode(e);
   if (code !== undefined && (PG_UNAVAILABLE.test(code) || SQLITE_UNAVAILABLE.test(code) || SOCKET.has(code))) {
     return true;
   }

@@ -3,10 +3,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, Errors, pathOf, renderError, surfaceOf, type ErrorDef } from '../errors.js';
 import { storeUnavailable } from '../db/unavailable.js';
+import { errorCode } from '../lib/error-code.js';
 import { describeValidation } from './validation.js';
 
-const isFastifyError = (e: unknown): e is FastifyError =>
-  e instanceof Error && 'code' in e && typeof e.code === 'string';
+const isFastifyError = (e: unknown): e is FastifyError => errorCode(e) !== undefined;
 
 const isClientFault = (e: unknown): boolean =>
   e instanceof Error && 'statusCode' in e && typeof e.statusCode === 'number' && e.statusCode < 500;

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config.js';
+import { errorCode } from './error-code.js';
 
 /** A key that cannot be used; the message names the setting to fix. */
 export class KeySettingError extends Error {}
@@ -49,7 +50,7 @@ export function saveKeyFile(path: string, key: Buffer): boolean {
     linkSync(temporary, path);
     return true;
   } catch (e) {
-    if (e instanceof Error && 'code' in e && e.code === 'EEXIST') return false;
+    if (errorCode(e) === 'EEXIST') return false;
     throw e;
   } finally {
     rmSync(temporary, { force: true });

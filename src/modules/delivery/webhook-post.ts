@@ -5,6 +5,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { TELEGRAM_BODY_LIMIT } from '../../http/body.js';
+import { errorCode } from '../../lib/error-code.js';
 import {
   guardedLookup,
   NOT_RESOLVED,
@@ -77,7 +78,7 @@ function retryAfterMs(header: string | undefined, now: number): number | null {
 
 /** A short description of a transport error, safe to show (codes only, never messages). */
 function describeError(err: unknown): string {
-  const code = err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+  const code = errorCode(err);
   switch (code) {
     case 'EDISALLOWEDADDRESS':
       return PRIVATE_ADDRESS;

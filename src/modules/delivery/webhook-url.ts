@@ -4,6 +4,7 @@
 import type { LookupAddress } from 'node:dns';
 import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { errorCode } from '../../lib/error-code.js';
 import { webUrl } from '../../lib/input-rules.js';
 
 export const PRIVATE_ADDRESS = 'resolves to a private address';
@@ -42,7 +43,7 @@ class DnsTimeoutError extends Error {
   readonly code = 'EWEBHOOKDNSTIMEOUT';
 }
 
-const isTimeout = (err: unknown): boolean => err instanceof Error && 'code' in err && err.code === 'ETIMEOUT';
+const isTimeout = (err: unknown): boolean => errorCode(err) === 'ETIMEOUT';
 
 function notFound(): NodeJS.ErrnoException {
   const none: NodeJS.ErrnoException = new Error(NOT_RESOLVED);
