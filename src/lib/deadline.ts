@@ -21,3 +21,13 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<T> {
     clearTimeout(timer);
   }
 }
+
+/**
+ * Whether `promise` resolves within `ms`: false if it rejects or is late, for probes and waits
+ * that only ask whether something answered in time.
+ */
+export const settlesWithin = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  within(promise, ms).then(
+    () => true,
+    () => false,
+  );

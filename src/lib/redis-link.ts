@@ -1,7 +1,7 @@
 // The connection to Redis as the rest of the platform sees it: whether it answers now, each loss
 // and return (for the log, the redis_up gauge and /readyz), and a way to fall back while it is gone.
 import type { Redis } from 'ioredis';
-import { within } from './deadline.js';
+import { settlesWithin, within } from './deadline.js';
 
 /** Longest wait for one Redis command; far above a healthy answer, short enough for a request. */
 export const COMMAND_TIMEOUT_MS = 750;
@@ -94,10 +94,7 @@ export class RedisLink {
   /** Whether a PING is answered within `timeoutMs`. */
   async answers(timeoutMs: number): Promise<boolean> {
     if (this.lost || this.redis.status !== 'ready') return false;
-    return within(this.redis.ping(), timeoutMs).then(
-      () => true,
-      () => false,
-    );
+    return settlesWithin(this.redis.ping(), timeoutMs);
   }
 
   private emit(up: boolean, detail: string): void {

@@ -12,7 +12,7 @@ import type { UnitOfWork } from '../../db/work.js';
 import type { Metrics } from '../../http/metrics.js';
 import type { Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
-import { within } from '../../lib/deadline.js';
+import { settlesWithin } from '../../lib/deadline.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
 import * as repo from './repo.js';
@@ -119,13 +119,7 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     await this.running;
     const underWay = Promise.all(this.inFlight.values());
-    if (
-      await within(underWay, STOP_GRACE_MS).then(
-        () => true,
-        () => false,
-      )
-    )
-      return;
+    if (await settlesWithin(underWay, STOP_GRACE_MS)) return;
     const abort = this.abort;
     // A fresh one for deliveries started later (tick() in tests, a start() again).
     this.abort = new AbortController();

@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { AppError, Errors } from '../../errors.js';
 import { OperatorError } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
-import { within } from '../../lib/deadline.js';
+import { settlesWithin } from '../../lib/deadline.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import type { Services } from '../../services.js';
 import { bearerMatches } from '../admin/index.js';
@@ -56,10 +56,7 @@ export function healthRoutes(app: App, s: Services): void {
     },
     async (_request, reply) => {
       const [database, redis] = await Promise.all([
-        within(dbReady(s.db), CHECK_MS).then(
-          () => true,
-          () => false,
-        ),
+        settlesWithin(dbReady(s.db), CHECK_MS),
         s.shared.redis?.answers(CHECK_MS) ?? true,
       ]);
       const down: Dependency[] = [...(database ? [] : ['database' as const]), ...(redis ? [] : ['redis' as const])];
