@@ -38,8 +38,6 @@ export const backoffMs = (attempts: number, s: Pick<Config, 'webhookRetryBaseMs'
 
 export const webhookId = (botUserId: string, updateId: number): string => `upd_${botUserId}_${updateId}`;
 
-type Head = repo.DueHead;
-
 /**
  * Performs a Telegram-format receiver's 2xx answer if it is a method call, read by its Content-Type
  * (JSON, a form or multipart/form-data, as Telegram takes them); never throws.
@@ -183,7 +181,7 @@ export class WebhookDispatcher {
     return heads.length === room;
   }
 
-  private track(h: Head): Promise<void> {
+  private track(h: repo.DueHead): Promise<void> {
     const delivery = this.deliver(h)
       // The outcome could not be recorded (store unreachable): the lease runs out and it is tried again.
       .catch(() => undefined)
@@ -196,14 +194,14 @@ export class WebhookDispatcher {
     return delivery;
   }
 
-  private lease(h: Head, now: number): Promise<boolean> {
+  private lease(h: repo.DueHead, now: number): Promise<boolean> {
     // Alone, outside the unit of work: one atomic statement per delivery, touching no key; a transaction adds round trips.
     return repo.leaseUpdate(this.db.k, h.seq, now, now + LEASE_MS);
   }
 
   /** The body and extra headers of a delivery in the bot's payload format. */
   private async request(
-    h: Head,
+    h: repo.DueHead,
     stored: StoredUpdate,
     key: string,
   ): Promise<{ body: string; headers: Record<string, string> }> {
@@ -214,10 +212,10 @@ export class WebhookDispatcher {
     return { body: JSON.stringify(update), headers: { [TELEGRAM_SECRET_HEADER]: key } };
   }
 
-  private async deliver(h: Head): Promise<void> {
+  private async deliver(h: repo.DueHead): Promise<void> {
     // Taken before any wait: a stop meanwhile aborts this one, not the fresh one it leaves behind.
     const { signal } = this.abort;
-    if (h.webhook_url === null || h.webhook_key_enc === null) return;
+    if (h.webhook_key_enc === null) return;
     const now = this.clock.now();
     const stored = parseStored(h.payload);
     // allowed_updates is a setting of the Telegram surface, for what it presents: the native
@@ -252,7 +250,7 @@ export class WebhookDispatcher {
       await repo.insertDelivery(tx, {
         bot_user_id: h.bot_user_id,
         update_id: h.update_id,
-        url: h.webhook_url ?? '',
+        url: h.webhook_url,
         attempt: h.attempts + 1,
         status_code: attempt.status,
         error: attempt.error,
@@ -272,14 +270,13 @@ export class WebhookDispatcher {
   }
 
   /** Records a failed attempt made at `now` that ended at `ended`, and when to try again. */
-  private async failed(tx: Kysely<DB>, h: Head, attempt: Attempt, now: number, ended: number): Promise<void> {
+  private async failed(tx: Kysely<DB>, h: repo.DueHead, attempt: Attempt, now: number, ended: number): Promise<void> {
     // Retry-After may ask for more than the backoff, never more than its cap (decisions.md section 2).
     const retryAfter = Math.min(attempt.retryAfterMs ?? 0, this.config.webhookRetryMaxMs);
     // Abandoned by a shutdown: due again at once, for whichever process runs next.
     const delay = attempt.abandoned === true ? 0 : Math.max(backoffMs(h.attempts, this.config), retryAfter);
-    const url = h.webhook_url ?? '';
-    await repo.retryLater(tx, h, { url, at: ended + delay, error: attempt.error });
+    await repo.retryLater(tx, h, { url: h.webhook_url, at: ended + delay, error: attempt.error });
     // Nor does the old receiver's failure show as the new URL's last error.
-    await repo.noteWebhookError(tx, h.bot_user_id, url, now, attempt.error);
+    await repo.noteWebhookError(tx, h.bot_user_id, h.webhook_url, now, attempt.error);
   }
 }

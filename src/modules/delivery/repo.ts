@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely } from 'kysely';
+import { sql, type Insertable, type Kysely, type NotNull } from 'kysely';
 import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
@@ -180,7 +180,8 @@ export const pendingCount = async (tx: Kysely<DB>, botUserId: string, notBefore:
 /**
  * The due head Update of each bot with a webhook. Driven from the bots (a partial index) and each
  * bot's smallest update_id (the unique index), so its cost follows the bots with a webhook, not
- * the Updates waiting, however many a polling bot leaves unconsumed.
+ * the Updates waiting, however many a polling bot leaves unconsumed. Only bots with a webhook: the
+ * type says so too (`$narrowType`), so a due head's webhook_url is never null.
  */
 export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
   return tx
@@ -206,6 +207,7 @@ export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
       'b.allowed_updates',
     ])
     .where('b.webhook_url', 'is not', null)
+    .$narrowType<{ webhook_url: NotNull }>()
     .where('u.next_attempt_at', '<=', now)
     .orderBy('u.next_attempt_at')
     .limit(limit)
