@@ -23,15 +23,27 @@ export async function dbReady(db: Db): Promise<void> {
   if (db.native.dialect === 'sqlite') probeWrite(db.native.writer);
 }
 
+/**
+ * The probe's statements, prepared once per writer connection rather than on every /readyz. The
+ * busy_timeout pragmas are not among them: SQLite applies a PRAGMA's setting when it compiles the
+ * statement, so a prepared one run again would not set it again.
+ */
+const probes = new WeakMap<SQLite.Database, { begin: SQLite.Statement; rollback: SQLite.Statement }>();
+
 function probeWrite(writer: SQLite.Database): void {
   // A transaction open on the writer is a write under way: it can write.
   if (writer.inTransaction) return;
+  let probe = probes.get(writer);
+  if (probe === undefined) {
+    probe = { begin: writer.prepare('BEGIN IMMEDIATE'), rollback: writer.prepare('ROLLBACK') };
+    probes.set(writer, probe);
+  }
   // Taking the write lock and letting it go writes nothing; all within one synchronous turn, so no
   // other statement runs on the writer meanwhile.
   writer.pragma(`busy_timeout = ${String(WRITE_PROBE_MS)}`);
   try {
-    writer.prepare('BEGIN IMMEDIATE').run();
-    writer.prepare('ROLLBACK').run();
+    probe.begin.run();
+    probe.rollback.run();
   } finally {
     writer.pragma(`busy_timeout = ${String(SQLITE_BUSY_MS)}`);
   }
