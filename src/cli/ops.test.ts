@@ -206,12 +206,20 @@ describe('cli for operators', () => {
     }
   });
 
-  it('backup of PostgreSQL prints the pg_dump and pg_restore commands and exits 1; bad usage exits 2', async () => {
+  it('backup of PostgreSQL prints the pg_dump and pg_restore commands and exits 1; of sqlite::memory: exits 1; bad usage exits 2', async () => {
     const pg = await cli(['backup', 'nightly.dump'], { env: { ...env, DATABASE_URL: 'postgres://u@h/db' } });
     assert.equal(pg.code, 1);
     assert.equal(pg.stdout, '');
     assert.match(pg.stderr, /^ {2}pg_dump --format=custom --file=nightly\.dump "\$DATABASE_URL"$/m);
     assert.match(pg.stderr, /^ {2}pg_restore --no-owner --dbname="\$DATABASE_URL" nightly\.dump$/m);
+    const memoryCopy = join(dir, 'memory-copy', 'copy.db');
+    const memory = await cli(['backup', memoryCopy], { env: { ...env, DATABASE_URL: 'sqlite::memory:' } });
+    assert.deepEqual(memory, {
+      code: 1,
+      stdout: '',
+      stderr: 'backup: DATABASE_URL is an in-memory SQLite store (sqlite::memory:); it has no file to copy\n',
+    });
+    assert.equal(existsSync(join(dir, 'memory-copy')), false, 'nothing made for an in-memory store');
     for (const argv of [['backup'], ['backup', 'a', 'b'], ['backup', '--to', 'x']]) {
       const bad = await cli(argv);
       assert.equal(bad.code, 2, argv.join(' '));

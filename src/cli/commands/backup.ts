@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { loadConfig } from '../../config.js';
-import { existingStore, json, parseWith, UsageError, type Command } from '../io.js';
+import { existingStore, json, parseWith, sqliteFile, UsageError, type Command } from '../io.js';
 
 export const backupCommand: Command = {
   name: 'backup',
@@ -18,7 +18,13 @@ export const backupCommand: Command = {
     const [target, ...extra] = positionals;
     if (target === undefined || target === '' || extra.length > 0) throw new UsageError('one <file> is required', this);
     const config = loadConfig(io.env);
-    if (!config.databaseUrl.startsWith('sqlite:')) {
+    // sqliteFile has no file for an in-memory store either, which is not PostgreSQL.
+    if (config.databaseUrl === 'sqlite::memory:') {
+      io.stderr.write('backup: DATABASE_URL is an in-memory SQLite store (sqlite::memory:); it has no file to copy\n');
+      return 1;
+    }
+    const source = sqliteFile(config.databaseUrl);
+    if (source === undefined) {
       io.stderr.write(
         [
           'DATABASE_URL is PostgreSQL: back it up with pg_dump (a consistent snapshot while the server runs):',
@@ -30,7 +36,6 @@ export const backupCommand: Command = {
       );
       return 1;
     }
-    const source = config.databaseUrl.slice('sqlite:'.length);
     if (existsSync(target)) {
       io.stderr.write(`backup: ${target} already exists; choose a new file\n`);
       return 1;
