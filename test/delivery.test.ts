@@ -35,7 +35,15 @@ import {
   type Receiver,
   type Reply,
 } from './helpers/delivery.js';
-import { applyEvents, createBot, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
+import {
+  applyEvents,
+  createBot,
+  createUsers,
+  postEvents,
+  uid,
+  type BotCreds,
+  type TestUser,
+} from './helpers/factories.js';
 import { webhookSecret } from '../src/modules/delivery/service.js';
 import { storesUnderTest } from './helpers/stores.js';
 import { messageNumber } from './helpers/message-numbers.js';
@@ -543,6 +551,50 @@ await describeStoresOnFakeClock('bot updates: delivery rules, getUpdates, button
     assert.equal(again.statusCode, 200);
     assert.equal(again.json<{ refused: unknown[] }>().refused.length, 1);
     assert.deepEqual(await updates(bot), []);
+  });
+
+  it('a press counts only on a button the message shows now, by a user in its chat (as Telegram)', async () => {
+    const bot = await makeBot('strict buttons');
+    await joinGroup(bot.bot_user_id);
+    const [carol] = (await createUsers(t().app, 1)) as [TestUser];
+    const keyboard = {
+      inline_keyboard: [[{ text: 'Yes', callback_data: 'yes' }], [{ text: 'Docs', url: 'https://docs.example/' }]],
+    };
+    const inPrivate = await sendKeyboard(t().app, bot, alice.user_id, 'Pick', keyboard);
+    const inGroup = await sendKeyboard(t().app, bot, group, 'Pick', keyboard);
+    const plain = result(
+      await botCall(t().app, 'sendMessage', bot.api_key, { chat_id: alice.user_id, text: 'no buttons' }),
+    ) as Message;
+    const press = async (message_id: string, user: TestUser, data: string) => {
+      const id = uid('evt');
+      const r = await postEvents(t().app, [
+        { id, type: 'button.clicked', data: { callback_id: uid('cb'), message_id, user_id: user.user_id, data } },
+      ]);
+      assert.equal(r.status, 200);
+      const refused = r.body.refused as { id: string; reason: string }[];
+      return refused.length === 0 ? 'applied' : refused.map((x) => (x.id === id ? x.reason : '?')).join();
+    };
+    assert.equal(await press(plain.message_id, alice, 'yes'), 'no_keyboard');
+    assert.equal(await press(inPrivate.message_id, alice, 'no'), 'unknown_button', 'data on no button');
+    assert.equal(await press(inPrivate.message_id, alice, 'https://docs.example/'), 'unknown_button', 'a link');
+    assert.equal(await press(inPrivate.message_id, bob, 'yes'), 'not_in_chat', 'not the private chat');
+    assert.equal(await press(inGroup.message_id, carol, 'yes'), 'not_in_chat', 'not a member');
+    assert.deepEqual(await updates(bot), [], 'no Update for a refused press');
+    assert.equal(await press(inGroup.message_id, bob, 'yes'), 'applied');
+    assert.equal(await press(inPrivate.message_id, alice, 'yes'), 'applied');
+    // The keyboard now shown decides: an edit that swaps it retires the old buttons.
+    const swapped = { inline_keyboard: [[{ text: 'Again', callback_data: 'again' }]] };
+    result(
+      await botCall(t().app, 'editMessageText', bot.api_key, {
+        chat_id: alice.user_id,
+        message_id: inPrivate.message_id,
+        text: 'Pick again',
+        reply_markup: JSON.stringify(swapped),
+      }),
+    );
+    assert.equal(await press(inPrivate.message_id, alice, 'yes'), 'unknown_button', 'after the edit');
+    assert.equal(await press(inPrivate.message_id, alice, 'again'), 'applied');
+    assert.equal((await updates(bot)).length, 3);
   });
 
   // ------------------------------------------------------------------ webhook settings (no delivery here)

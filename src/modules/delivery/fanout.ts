@@ -4,12 +4,15 @@ import type { Kysely } from 'kysely';
 import type { DB, PrivateMessagePolicy } from '../../db/types.js';
 import { botsPrivacy, findBot, privateAllowed } from '../bots/index.js';
 import { addTo, type BatchContext, type EventContext } from '../events/index.js';
+import { roleIn } from '../groups/index.js';
 import {
   botUser,
   type BotUser,
   chatUsers,
   findOutbox,
+  keyboardOf,
   messageOf,
+  type OutboxRow,
   messageView,
   type MessageView,
   type UserMessage,
@@ -185,6 +188,12 @@ export async function fanOutMessages(
   for (const bot of counts.keys()) ctx.touch(updatesKey(bot));
 }
 
+/** Whether a user can see a bot's message: the private chat's user, or a member of the group. */
+async function seesMessage(tx: Kysely<DB>, sent: OutboxRow, userId: string): Promise<boolean> {
+  if (sent.chat_type === 'private') return sent.to_user_id === userId;
+  return sent.group_id !== null && (await roleIn(tx, sent.group_id, userId)) !== undefined;
+}
+
 /** A press on an inline button of a bot's message: a callback_query Update for that bot. */
 export async function fanOutCallback(
   ctx: EventContext,
@@ -193,9 +202,15 @@ export async function fanOutCallback(
   const sent = await findOutbox(ctx.tx, c.message_id);
   if (sent === undefined) return 'unknown_message';
   if ((await findBot(ctx.tx, sent.from_user_id)) === undefined) return 'not_a_bot_message';
+  // As Telegram's servers do: a press carries the data of a button the message shows now, so a bot
+  // can trust callback data as its own.
+  const keyboard = keyboardOf(sent.reply_markup);
+  if (keyboard === null) return 'no_keyboard';
+  if (!keyboard.inline_keyboard.some((row) => row.some((b) => b.callback_data === c.data))) return 'unknown_button';
   if ((await repo.findCallbackQuery(ctx.tx, c.callback_id)) !== undefined) return 'duplicate_callback';
   const [clicker] = await chatUsers(ctx.tx, [c.user_id]);
   if (clicker === undefined) return 'unknown_user';
+  if (!(await seesMessage(ctx.tx, sent, c.user_id))) return 'not_in_chat';
   await repo.insertCallbackQuery(ctx.tx, { ...c, bot_user_id: sent.from_user_id, created_at: ctx.now });
   const callback_query = {
     id: c.callback_id,
