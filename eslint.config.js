@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import local from './eslint/module-boundaries.js';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'docs/', 'dist/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'data/', 'docs/', 'dist/', 'bench/results/', '.tmp-*/'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,7 +1,7 @@
 // Builds the HTTP application from its services. Never listens: server.ts and tests do that.
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { AppError, Errors, pathOf } from './errors.js';
 import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
@@ -67,6 +67,12 @@ export interface BuildOptions {
 }
 
 export async function buildApp(s: Services, options: BuildOptions = {}): Promise<App> {
+  // Every operator path needs the bearer before anything else is said about a request: a 404 would
+  // tell a stranger which paths exist, a 400 for a malformed URL that the path is one.
+  const operatorRefusal = (request: FastifyRequest): AppError | undefined =>
+    pathOf(request.url).startsWith('/internal/') && !bearerMatches(request.headers.authorization, s.adminTokenHash)
+      ? new AppError(Errors.unauthorized)
+      : undefined;
   const app: App = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -96,7 +102,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     // Malformed percent-escapes in the path and the like: the surface's envelope, not Fastify's body.
     clientErrorHandler,
     frameworkErrors: (error, request, reply) => {
-      void errorHandler(error, request, reply);
+      void errorHandler(operatorRefusal(request) ?? error, request, reply);
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -139,7 +145,8 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     const malformed = query >= 0 && url.includes('%', query) && !decodesCleanly(url.slice(query + 1));
     done(
       malformed
-        ? new AppError(paramErrorFor(request.url), 'querystring: malformed percent-escape or invalid UTF-8')
+        ? (operatorRefusal(request) ??
+            new AppError(paramErrorFor(request.url), 'querystring: malformed percent-escape or invalid UTF-8'))
         : undefined,
     );
   });

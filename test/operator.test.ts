@@ -210,6 +210,18 @@ await describeStores(
       }
     });
 
+    it('a malformed URL under /internal/ answers 401 without the bearer, 400 with it', async () => {
+      for (const url of ['/internal/v1/messages?x=%ZZ', '/internal/v1/messages?after=%C0%80', '/internal/v1/%ZZ']) {
+        for (const headers of [{}, { authorization: 'Bearer not-the-token' }]) {
+          const res = await t().app.inject({ method: 'GET', url, headers });
+          fails({ status: res.statusCode, body: res.json() }, 401, 'unauthorized', url);
+        }
+        const known = await t().app.inject({ method: 'GET', url, headers: adminHeaders });
+        assert.equal(known.statusCode, 400, url);
+        assert.equal(known.json<{ error: string }>().error, 'invalid_request', url);
+      }
+    });
+
     // ---------------------------------------------------------------- apps
 
     it('POST /internal/v1/apps creates an application whose key works on /openapi/', async () => {
