@@ -1,11 +1,15 @@
 // Memory a caller without credentials can make the server keep: 20,000 requests, each with a
-// different unknown 14 KB App Key, must leave the heap (after a full GC) within a fixed bound.
+// different unknown 14 KB App Key, must leave the heap (after a full GC) within a fixed bound; and
+// answers a client pipelines without reading them.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { type AddressInfo, connect } from 'node:net';
 import { after, before, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { startTestApp, type TestApp } from './helpers/app.js';
+import { MAX_WAITING } from '../src/http/pipelining.js';
 import { createApp, createUsers, type TestUser } from './helpers/factories.js';
 
 setFlagsFromString('--expose-gc');
@@ -70,4 +74,44 @@ it('a valid key still works after the flood, and an issued-length unknown key is
   const wrong = await call(`${creds.api_key.slice(0, -1)}${creds.api_key.endsWith('A') ? 'B' : 'A'}`);
   assert.equal(wrong.statusCode, 400);
   assert.deepEqual(wrong.json(), { error: 'Bad Request', code: 400, message: 'You X-API-KEY is not available' });
+});
+
+/**
+ * Writes `n` requests for `path` on one connection at once and reads the answers: how many came
+ * before the connection closed, or all of them with the connection still open.
+ */
+async function pipelined(port: number, path: string, n: number): Promise<{ answers: number; closed: boolean }> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  socket.setEncoding('latin1');
+  let text = '';
+  const answers = () => text.match(/HTTP\/1\.1 \d{3} /g)?.length ?? 0;
+  const outcome = new Promise<{ answers: number; closed: boolean }>((resolve) => {
+    socket.on('data', (chunk: string) => {
+      text += chunk;
+      if (answers() === n) resolve({ answers: n, closed: false });
+    });
+    socket.on('close', () => {
+      resolve({ answers: answers(), closed: true });
+    });
+  });
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(n));
+  const result = await outcome;
+  socket.destroy();
+  return result;
+}
+
+it(`a connection with more than ${MAX_WAITING} pipelined requests unanswered is closed; ${MAX_WAITING} are answered`, async () => {
+  await t.app.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = t.app.server.address() as AddressInfo;
+  // A client that wrote 1,500 requests for the 360 KB OpenAPI document in one write held an answer
+  // for each, 550 MB, for as long as it kept the connection and read nothing.
+  for (const path of ['/healthz', '/openapi.json']) {
+    assert.deepEqual(await pipelined(port, path, MAX_WAITING), { answers: MAX_WAITING, closed: false }, path);
+    const flood = await pipelined(port, path, 200);
+    assert.equal(flood.closed, true, path);
+    assert.ok(flood.answers <= MAX_WAITING, `${path}: ${String(flood.answers)} answers`);
+  }
+  // The server goes on answering other connections.
+  assert.deepEqual(await pipelined(port, '/healthz', 1), { answers: 1, closed: false });
 });

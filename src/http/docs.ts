@@ -61,8 +61,13 @@ export async function registerDocs(app: App, publicUrl: string): Promise<void> {
     transformObject: (documentObject) =>
       'openapiObject' in documentObject ? finishDocument(documentObject.openapiObject) : documentObject.swaggerObject,
   });
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
-  // The document is fixed once the app is ready, so the page is rendered once.
+  // The document is fixed once the app is ready, so it is written out once, and the page rendered
+  // once: each answer then shares one string instead of holding its own copy (360 KB) until sent.
+  let json: string | undefined;
+  app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => {
+    json ??= JSON.stringify(app.swagger());
+    return reply.type('application/json; charset=utf-8').send(json);
+  });
   let page: ReturnType<typeof docsPage> | undefined;
   for (const path of ['/docs', '/docs/']) {
     app.get(path, { schema: { hide: true } }, (_request, reply) => {
