@@ -23,23 +23,29 @@ const GroupUpserted = Type.Object({
 });
 
 export const groupEvents = [
-  defineEvent('group.upserted', GroupUpserted, async ({ tx, now }, d) => {
+  defineEvent('group.upserted', GroupUpserted, async ({ tx, dialect, now }, d) => {
     if (Buffer.byteLength(d.invite_url) > INVITE_URL_MAX_BYTES) return 'invite_url_too_long';
+    // The group first, locked on PostgreSQL: the fields merged below are then those of the last
+    // upsert of this group to commit (see findGroupForUpdate).
+    const existing = await repo.findGroupForUpdate(tx, dialect, d.group_id);
     const urlOwner = await repo.groupIdByInviteUrl(tx, d.invite_url);
     if (urlOwner !== undefined && urlOwner !== d.group_id) return 'invite_url_taken';
     if (d.owner_id !== undefined && !(await usersExist(tx, [d.owner_id]))) return 'unknown_user';
-    const existing = await repo.findGroup(tx, d.group_id);
-    await repo.upsertGroup(tx, {
-      group_id: d.group_id,
-      name: d.name,
-      invite_url: d.invite_url,
-      pic: d.pic ?? existing?.pic ?? '',
-      is_charge: d.is_charge === undefined ? (existing?.is_charge ?? 0) : d.is_charge ? 1 : 0,
-      subchannel_number: d.subchannel_number ?? existing?.subchannel_number ?? 0,
-      maximum: d.maximum ?? existing?.maximum ?? 0,
-      created_at: d.created_at ?? existing?.created_at ?? formatDateTime(now),
-      owner_id: d.owner_id ?? existing?.owner_id ?? null,
-    });
+    await repo.upsertGroup(
+      tx,
+      {
+        group_id: d.group_id,
+        name: d.name,
+        invite_url: d.invite_url,
+        pic: d.pic ?? existing?.pic ?? '',
+        is_charge: d.is_charge === undefined ? (existing?.is_charge ?? 0) : d.is_charge ? 1 : 0,
+        subchannel_number: d.subchannel_number ?? existing?.subchannel_number ?? 0,
+        maximum: d.maximum ?? existing?.maximum ?? 0,
+        created_at: d.created_at ?? existing?.created_at ?? formatDateTime(now),
+        owner_id: d.owner_id ?? existing?.owner_id ?? null,
+      },
+      existing === undefined,
+    );
     return undefined;
   }),
   defineEvent(

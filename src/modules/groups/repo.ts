@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Dialect } from '../../db/connect.js';
 import { bump, lockIfRoom, lockRow, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertRow } from '../../db/rows.js';
 import type { DB, GroupRole, GroupRow } from '../../db/types.js';
@@ -21,6 +22,19 @@ export const groupIdByInviteUrl = async (tx: Kysely<DB>, url: string): Promise<s
       .executeTakeFirst()
   )?.group_id;
 
+/**
+ * findGroup for a write that merges into the row (group.upserted): on PostgreSQL the row is locked
+ * (FOR UPDATE) until the transaction ends, so a concurrent upsert of the group waits, then reads
+ * what this one wrote, instead of writing back values read before it. SQLite's one writer needs none.
+ */
+export const findGroupForUpdate = (tx: Kysely<DB>, dialect: Dialect, groupId: string): Promise<GroupRow | undefined> =>
+  tx
+    .selectFrom('groups')
+    .selectAll()
+    .where('group_id', '=', groupId)
+    .$if(dialect === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
+
 export interface GroupFields {
   group_id: string;
   name: string;
@@ -33,14 +47,22 @@ export interface GroupFields {
   owner_id: string | null;
 }
 
-export async function upsertGroup(tx: Kysely<DB>, g: GroupFields): Promise<void> {
+/**
+ * Inserts the group, or updates the one there (its counters stay). `isNew`: the caller read no such
+ * group, locked (findGroupForUpdate); the insert then has no ON CONFLICT, so a group a concurrent
+ * transaction created meanwhile fails it (23505) and the transaction is retried (db/retry.ts).
+ */
+export async function upsertGroup(tx: Kysely<DB>, g: GroupFields, isNew = false): Promise<void> {
   const { group_id: _id, ...changes } = g;
   const row = { ...g, invite_url_norm: normalizeInviteUrl(g.invite_url) };
-  await tx
-    .insertInto('groups')
-    .values(row)
-    .onConflict((oc) => oc.column('group_id').doUpdateSet({ ...changes, invite_url_norm: row.invite_url_norm }))
-    .execute();
+  const insert = tx.insertInto('groups').values(row);
+  await (
+    isNew
+      ? insert
+      : insert.onConflict((oc) =>
+          oc.column('group_id').doUpdateSet({ ...changes, invite_url_norm: row.invite_url_norm }),
+        )
+  ).execute();
 }
 
 /** The user's role in the group; undefined when not a member. */

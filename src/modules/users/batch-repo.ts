@@ -32,31 +32,58 @@ const byId = statement(
     WHERE user_id IN (SELECT r.id FROM ${list('id')} AS r)`,
 );
 
-/** The users of `userIds` that exist (remembered as known for the rest of the batch). */
-export async function findUsers(ctx: BatchContext, userIds: Iterable<string>): Promise<UserFields[]> {
-  const rows = await run<UserFields>(ctx, byId, [jsonList(userIds)]);
+/**
+ * byId for a run that merges into the rows and writes them back (user.upserted): on PostgreSQL the
+ * rows are locked until the batch commits, so a concurrent batch upserting one of them waits, then
+ * reads what this one wrote, rather than writing back fields read before this one committed (READ
+ * COMMITTED). In key order, so two such batches lock their common users in the same order.
+ * SQLite has no FOR UPDATE, and its one writer runs one batch at a time.
+ */
+const byIdLocked: Statement = { sqlite: byId.sqlite, postgres: `${byId.postgres} ORDER BY user_id FOR UPDATE` };
+
+/**
+ * The users of `userIds` that exist (remembered as known for the rest of the batch); `forUpdate`:
+ * locked, for the caller to merge into and write back (see byIdLocked).
+ */
+export async function findUsers(
+  ctx: BatchContext,
+  userIds: Iterable<string>,
+  forUpdate = false,
+): Promise<UserFields[]> {
+  const rows = await run<UserFields>(ctx, forUpdate ? byIdLocked : byId, [jsonList(userIds)]);
   const { known } = seen.of(ctx);
   for (const u of rows) known.add(u.user_id);
   return rows;
 }
 
-const upsertInto = (numbered: boolean) =>
+const insertInto = (numbered: boolean, onConflict: string) =>
   statement(
     (
       rows,
     ) => `INSERT INTO users (user_id, name, wallet_address, avatar, level, level_icon, is_bot, created_at, updated_at${numbered ? ', telegram_id' : ''})
     SELECT r.user_id, r.name, r.wallet_address, r.avatar, r.level, r.level_icon, r.is_bot, ?, ?${numbered ? ', r.telegram_id' : ''}
     FROM ${rows({ user_id: 'text', name: 'text', wallet_address: 'text', avatar: 'text', level: 'int', level_icon: 'text', is_bot: 'int', ...(numbered ? { telegram_id: 'int' as const } : {}) })} AS r
-    WHERE true ORDER BY r.ord
-    ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, wallet_address = excluded.wallet_address,
-      avatar = excluded.avatar, level = excluded.level, level_icon = excluded.level_icon, updated_at = excluded.updated_at`,
+    WHERE true ORDER BY r.ord${onConflict}`,
   );
 /**
+ * The users the run read (locked): each row written back whole. An upsert all the same, which
+ * numbers no row on either store.
+ */
+const writeBack = insertInto(
+  false,
+  `
+    ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, wallet_address = excluded.wallet_address,
+      avatar = excluded.avatar, level = excluded.level, level_icon = excluded.level_icon, updated_at = excluded.updated_at`,
+);
+/**
+ * The users the run did not find, with no ON CONFLICT: one a concurrent batch created meanwhile
+ * (PostgreSQL) fails the statement with a unique violation (23505), so the batch is retried
+ * (db/retry.ts) and reads that user, locked, rather than overwriting the fields it was given.
  * On SQLite new users carry the Telegram numbers drawn for them here (the trigger of migration
  * 0005 numbers only rows without one, one row at a time); PostgreSQL's column default draws them
  * from its sequence.
  */
-const upsert: Statement = { sqlite: upsertInto(true).sqlite, postgres: upsertInto(false).postgres };
+const insert: Statement = { sqlite: insertInto(true, '').sqlite, postgres: insertInto(false, '').postgres };
 const statsRows = statement(
   (_, list) => `INSERT INTO user_stats (user_id) SELECT r.id FROM ${list('id')} AS r WHERE true
     ON CONFLICT (user_id) DO NOTHING`,
@@ -69,7 +96,8 @@ async function drawUserNumbers(ctx: BatchContext, count: number): Promise<number
 
 /**
  * upsertUser (repo.ts) for many users at once, each named once; `created` are those of them that
- * do not exist yet, numbered in the order given, as one upsert after another would number them.
+ * findUsers did not find (read with forUpdate), inserted and numbered in the order given, as one
+ * upsert after another would number them; the others are written back.
  */
 export async function upsertUsers(
   ctx: BatchContext,
@@ -79,22 +107,18 @@ export async function upsertUsers(
   if (users.length === 0) return;
   const numbered = ctx.dialect === 'sqlite' && created.size > 0;
   let next = numbered ? await drawUserNumbers(ctx, created.size) : 0;
-  const numberOf = (id: string) => (numbered && created.has(id) ? next++ : null);
-  const rows = users.map((u) => [
-    u.user_id,
-    u.name,
-    u.wallet_address,
-    u.avatar,
-    u.level,
-    u.level_icon,
-    u.is_bot,
-    numberOf(u.user_id),
-  ]);
-  await run(ctx, upsert, [ctx.now, ctx.now, json(rows)]);
+  const row = (u: UserFields) => [u.user_id, u.name, u.wallet_address, u.avatar, u.level, u.level_icon, u.is_bot];
+  const found = users.filter((u) => !created.has(u.user_id));
+  if (found.length > 0) await run(ctx, writeBack, [ctx.now, ctx.now, json(found.map(row))]);
+  if (created.size > 0) {
+    const fresh = users.filter((u) => created.has(u.user_id));
+    const rows = fresh.map((u) => (numbered ? [...row(u), next++] : row(u)));
+    await run(ctx, insert, [ctx.now, ctx.now, json(rows)]);
+  }
   await run(ctx, statsRows, [jsonList(users.map((u) => u.user_id))]);
   const state = seen.of(ctx);
   for (const u of users) state.known.add(u.user_id);
-  // On PostgreSQL a concurrent batch may create one of them first (the upsert then updates it, and
+  // On PostgreSQL a concurrent batch may create one of them first (this batch is then retried, and
   // that batch's likes may exist): only SQLite's single writer knows it created them.
   if (ctx.dialect === 'sqlite') for (const id of created) state.created.add(id);
 }

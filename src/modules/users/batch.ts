@@ -34,7 +34,10 @@ const sameWallet = (a: WalletRow | undefined, b: WalletRow | undefined) =>
 export async function upsertUsersTogether(ctx: BatchContext, events: readonly UserUpsert[]): Promise<Outcome[]> {
   const keyOf = (d: UserUpsert) => [d.chain_id ?? 1, d.wallet_address.toLowerCase()] as const;
   const userIds = new Set(events.map((d) => d.user_id));
-  const users = new Map((await findUsers(ctx, userIds)).map((u) => [u.user_id, u]));
+  // Locked on PostgreSQL (findUsers' forUpdate) before anything else is read: a concurrent batch
+  // upserting one of these users has committed, or waits for this one to commit, so the fields
+  // merged below, and the wallets read next, are current when written back.
+  const users = new Map((await findUsers(ctx, userIds, true)).map((u) => [u.user_id, u]));
   const found = new Set(users.keys());
   const loaded = await walletsAtOrOwnedBy(ctx, events.map(keyOf), userIds);
   const initial = new Map(loaded.map((w) => [walletKey(w.chain_id, w.address_norm), w]));

@@ -20,11 +20,14 @@ export const userEvents = [
       level_icon: OptionalText(),
       chain_id: Type.Optional(ChainId),
     }),
-    async ({ tx, now, touch }, d) => {
+    async ({ tx, dialect, now, touch }, d) => {
+      // The user first, locked on PostgreSQL: the wallets read next, and the fields merged, are
+      // then those of the last upsert of this user to commit (see findUserForUpdate).
+      const existing = await repo.findUserForUpdate(tx, dialect, d.user_id);
       const chainId = d.chain_id ?? 1;
       const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
       if (owner !== undefined && owner !== d.user_id) return 'wallet_taken';
-      await repo.upsertUser(tx, upsertedFields(d, await repo.findUser(tx, d.user_id)), now);
+      await repo.upsertUser(tx, upsertedFields(d, existing), now, existing === undefined);
       if (owner === undefined) await repo.setWallet(tx, d.user_id, chainId, d.wallet_address);
       touch(userKey(d.user_id));
       return undefined;

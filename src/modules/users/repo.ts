@@ -1,6 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import { bump, lockIfRoom, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertNew } from '../../db/rows.js';
+import type { Dialect } from '../../db/connect.js';
 import type { DB, UserRow } from '../../db/types.js';
 import { INTEGER_COLUMN_MAX } from '../../lib/schemas.js';
 
@@ -9,27 +10,47 @@ export type UserFields = Omit<UserRow, 'created_at' | 'updated_at'>;
 export const findUser = (tx: Kysely<DB>, userId: string): Promise<UserRow | undefined> =>
   tx.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
 
+/**
+ * findUser for a write that merges into the row: on PostgreSQL the row is locked (FOR UPDATE)
+ * until the transaction ends, so a concurrent upsert of the same user waits, then reads what this
+ * one wrote, instead of writing back values read before it. SQLite's one writer needs no lock.
+ */
+export const findUserForUpdate = (tx: Kysely<DB>, dialect: Dialect, userId: string): Promise<UserRow | undefined> =>
+  tx
+    .selectFrom('users')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .$if(dialect === 'postgres', (q) => q.forUpdate())
+    .executeTakeFirst();
+
 export async function usersExist(tx: Kysely<DB>, ids: readonly string[]): Promise<boolean> {
   const unique = [...new Set(ids)];
   const rows = await tx.selectFrom('users').select('user_id').where('user_id', 'in', unique).execute();
   return rows.length === unique.length;
 }
 
-export async function upsertUser(tx: Kysely<DB>, u: UserFields, now: number): Promise<void> {
-  await tx
-    .insertInto('users')
-    .values({ ...u, created_at: now, updated_at: now })
-    .onConflict((oc) =>
-      oc.column('user_id').doUpdateSet({
-        name: u.name,
-        wallet_address: u.wallet_address,
-        avatar: u.avatar,
-        level: u.level,
-        level_icon: u.level_icon,
-        updated_at: now,
-      }),
-    )
-    .execute();
+/**
+ * Inserts the user, or updates the one there. `isNew`: the caller read no such user, locked
+ * (findUserForUpdate), and merged into nothing; the insert then has no ON CONFLICT, so a user a
+ * concurrent transaction created meanwhile fails it with a unique violation (23505), and the
+ * transaction is retried (db/retry.ts) and finds that user, rather than overwriting its fields.
+ */
+export async function upsertUser(tx: Kysely<DB>, u: UserFields, now: number, isNew = false): Promise<void> {
+  const insert = tx.insertInto('users').values({ ...u, created_at: now, updated_at: now });
+  await (
+    isNew
+      ? insert
+      : insert.onConflict((oc) =>
+          oc.column('user_id').doUpdateSet({
+            name: u.name,
+            wallet_address: u.wallet_address,
+            avatar: u.avatar,
+            level: u.level,
+            level_icon: u.level_icon,
+            updated_at: now,
+          }),
+        )
+  ).execute();
   await tx
     .insertInto('user_stats')
     .values({ user_id: u.user_id })
