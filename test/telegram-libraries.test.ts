@@ -9,7 +9,16 @@ import { before, it } from 'node:test';
 import { Bot, GrammyError, InlineKeyboard } from 'grammy';
 import { describeStores, outboxRows } from './helpers/app.js';
 import { type Answer, botCall, say } from './helpers/delivery.js';
-import { applyEvents, createGroupChat, createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
+import {
+  applyEvents,
+  createBot,
+  createGroupChat,
+  createUsers,
+  type BotCreds,
+  type TestUser,
+} from './helpers/factories.js';
+import { MAX_ADMINISTRATORS } from '../src/modules/telegram/methods/chats.js';
+import * as tg from '../src/modules/telegram/repo.js';
 
 await describeStores('what Telegram bot libraries send', (t) => {
   let owner: TestUser;
@@ -124,6 +133,196 @@ await describeStores('what Telegram bot libraries send', (t) => {
       'is_anonymous',
     ]);
     assert.deepEqual(Object.keys(await member(user.user_id)), ['status', 'user']);
+  });
+
+  it('getChatAdministrators: the owner, then admins and moderators as getChatMember shows them; no other bot', async () => {
+    const [moderator, plain] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+    const otherBot = await createBot(t().app, owner.user_id, 'another admin bot');
+    const admins = `ga${moderator.user_id}`;
+    await applyEvents(t().app, [
+      {
+        type: 'group.upserted',
+        data: {
+          group_id: admins,
+          name: 'admins',
+          invite_url: `https://chat.example/${admins}`,
+          owner_id: owner.user_id,
+        },
+      },
+      ...[
+        [owner.user_id, 'admin'],
+        [otherBot.bot_user_id, 'admin'],
+        [plain.user_id, 'member'],
+        [moderator.user_id, 'moderator'],
+        [bot.bot_user_id, 'admin'],
+      ].map(([user_id, role]) => ({ type: 'group.member.joined', data: { group_id: admins, user_id, role } })),
+    ]);
+    const number = async (userId: string) => {
+      const n = await tg.telegramIdOf(t().services.db.k, userId);
+      assert.ok(n !== undefined, userId);
+      return n;
+    };
+    const member = async (userId: string) =>
+      resultOf(await telegram('getChatMember', { chat_id: admins, user_id: userId }), userId);
+    const listed = resultOf(await telegram('getChatAdministrators', { chat_id: admins }));
+    // One ChatMember shape: each as getChatMember answers it, in the order they joined, the owner first.
+    assert.deepEqual(listed, [
+      await member(owner.user_id),
+      await member(moderator.user_id),
+      await member(bot.bot_user_id),
+    ]);
+    const botNumber = await number(bot.bot_user_id);
+    const powers = {
+      can_be_edited: false,
+      is_anonymous: false,
+      can_manage_chat: true,
+      can_delete_messages: true,
+      can_manage_video_chats: false,
+      can_restrict_members: true,
+      can_invite_users: true,
+      can_post_stories: false,
+      can_edit_stories: false,
+      can_delete_stories: false,
+    };
+    assert.deepEqual(listed, [
+      {
+        status: 'creator',
+        user: { id: await number(owner.user_id), is_bot: false, first_name: owner.name },
+        is_anonymous: false,
+      },
+      {
+        status: 'administrator',
+        user: { id: await number(moderator.user_id), is_bot: false, first_name: moderator.name },
+        ...powers,
+        can_promote_members: false,
+        can_change_info: false,
+      },
+      {
+        status: 'administrator',
+        user: { id: botNumber, is_bot: true, first_name: 'test bot', username: `bot${botNumber}` },
+        ...powers,
+        can_promote_members: true,
+        can_change_info: true,
+      },
+    ]);
+    // The group by its number, in a form: the same list.
+    const groupNumber = (resultOf(await telegram('getChat', { chat_id: admins })) as { id: number }).id;
+    assert.deepEqual(
+      resultOf(await telegram('getChatAdministrators', { chat_id: String(groupNumber) }, 'form')),
+      listed,
+    );
+
+    refused(
+      await telegram('getChatAdministrators', { chat_id: user.user_id }),
+      'Bad Request: there are no administrators in the private chat',
+    );
+    refused(await telegram('getChatAdministrators', { chat_id: 'no-such-chat' }), 'Bad Request: chat not found');
+    refused(await telegram('getChatAdministrators', {}), 'Bad Request: chat_id is empty');
+    const elsewhere = `gx${moderator.user_id}`;
+    await applyEvents(t().app, [
+      {
+        type: 'group.upserted',
+        data: {
+          group_id: elsewhere,
+          name: 'x',
+          invite_url: `https://chat.example/${elsewhere}`,
+          owner_id: owner.user_id,
+        },
+      },
+    ]);
+    const r = await telegram('getChatAdministrators', { chat_id: elsewhere });
+    assert.deepEqual(
+      [r.status, r.body],
+      [403, { ok: false, error_code: 403, description: 'Forbidden: bot is not a member of the group chat' }],
+    );
+  });
+
+  it(`getChatAdministrators lists at most ${MAX_ADMINISTRATORS} administrators besides the owner, the earliest first`, async () => {
+    const many = await createUsers(t().app, MAX_ADMINISTRATORS + 1);
+    const big = `gb${many[0]?.user_id ?? ''}`;
+    await applyEvents(t().app, [
+      {
+        type: 'group.upserted',
+        data: { group_id: big, name: 'big', invite_url: `https://chat.example/${big}`, owner_id: owner.user_id },
+      },
+      ...[bot.bot_user_id, ...many.map((u) => u.user_id)].map((user_id) => ({
+        type: 'group.member.joined',
+        data: { group_id: big, user_id, role: 'moderator' },
+      })),
+    ]);
+    const listed = resultOf(await telegram('getChatAdministrators', { chat_id: big })) as {
+      user: { first_name: string };
+    }[];
+    assert.equal(listed.length, MAX_ADMINISTRATORS + 1);
+    assert.deepEqual(
+      listed.slice(2).map((m) => m.user.first_name),
+      many.slice(0, MAX_ADMINISTRATORS - 1).map((u) => u.name),
+    );
+  });
+
+  it("deleteMessage: Telegram's refusal of a message it cannot delete, or of one the chat does not have; nothing is removed", async () => {
+    const before = await outboxRows(t());
+    const own = resultOf(await telegram('sendMessage', { chat_id: groupId, text: 'stays' })) as { message_id: number };
+    const said = await say(t().app, { from: user.user_id, group: groupId, text: 'a member says' });
+    const theirs = (await tg.messageNumbers(t().services.db.k, [said.message_id])).get(said.message_id);
+    assert.ok(theirs !== undefined, 'the member message is numbered');
+    const dmSent = resultOf(await telegram('sendMessage', { chat_id: user.user_id, text: 'in private' })) as {
+      message_id: number;
+    };
+    const dmSaid = await say(t().app, { from: user.user_id, to: bot.bot_user_id, text: 'to the bot' });
+    const cases: [Record<string, unknown>, number, string][] = [
+      [{ chat_id: groupId, message_id: own.message_id }, 400, "Bad Request: message can't be deleted"],
+      [{ chat_id: groupId, message_id: String(own.message_id) }, 400, "Bad Request: message can't be deleted"],
+      [{ chat_id: groupId, message_id: theirs }, 400, "Bad Request: message can't be deleted"],
+      [{ chat_id: groupId, message_id: said.message_id }, 400, "Bad Request: message can't be deleted"],
+      [{ chat_id: user.user_id, message_id: dmSent.message_id }, 400, "Bad Request: message can't be deleted"],
+      [{ chat_id: user.user_id, message_id: dmSaid.message_id }, 400, "Bad Request: message can't be deleted"],
+      // A message of another chat, or none at all.
+      [{ chat_id: user.user_id, message_id: own.message_id }, 400, 'Bad Request: message to delete not found'],
+      [{ chat_id: groupId, message_id: dmSent.message_id }, 400, 'Bad Request: message to delete not found'],
+      [{ chat_id: owner.user_id, message_id: dmSent.message_id }, 400, 'Bad Request: message to delete not found'],
+      [{ chat_id: groupId, message_id: 2 ** 53 + 2 }, 400, 'Bad Request: message to delete not found'],
+      [{ chat_id: groupId, message_id: 'no-such-message' }, 400, 'Bad Request: message to delete not found'],
+      [{ chat_id: 'no-such-chat', message_id: own.message_id }, 400, 'Bad Request: chat not found'],
+      [{ message_id: own.message_id }, 400, 'Bad Request: chat_id is empty'],
+      [{ chat_id: groupId }, 400, 'Bad Request: message identifier is not specified'],
+    ];
+    const answers: unknown[] = [];
+    for (const [params] of cases) {
+      const r = await telegram('deleteMessage', params, 'form');
+      answers.push({ params, status: r.status, body: r.body });
+    }
+    assert.deepEqual(
+      answers,
+      cases.map(([params, status, description]) => ({
+        params,
+        status,
+        body: { ok: false, error_code: status, description },
+      })),
+    );
+    assert.equal(await outboxRows(t()), before + 2, 'both sent messages are still there');
+  });
+
+  it("an edit of a member's message in the chat is Telegram's \"message can't be edited\", of another chat's not found", async () => {
+    const said = await say(t().app, { from: user.user_id, group: groupId, text: 'mine' });
+    const theirs = (await tg.messageNumbers(t().services.db.k, [said.message_id])).get(said.message_id);
+    const dm = await say(t().app, { from: user.user_id, to: bot.bot_user_id, text: 'private' });
+    const dmNumber = (await tg.messageNumbers(t().services.db.k, [dm.message_id])).get(dm.message_id);
+    const answers = [
+      await telegram('editMessageText', { chat_id: groupId, message_id: theirs, text: 'changed' }),
+      await telegram('editMessageReplyMarkup', { chat_id: groupId, message_id: theirs, reply_markup: null }),
+      await telegram('editMessageText', { chat_id: user.user_id, message_id: dmNumber, text: 'changed' }),
+      await telegram('editMessageText', { chat_id: user.user_id, message_id: theirs, text: 'changed' }),
+      await telegram('editMessageReplyMarkup', { chat_id: groupId, message_id: dmNumber }),
+    ].map((r) => [r.status, r.body]);
+    const refusal = (description: string) => [400, { ok: false, error_code: 400, description }];
+    assert.deepEqual(answers, [
+      refusal("Bad Request: message can't be edited"),
+      refusal("Bad Request: message can't be edited"),
+      refusal("Bad Request: message can't be edited"),
+      refusal('Bad Request: message to edit not found'),
+      refusal('Bad Request: message to edit not found'),
+    ]);
   });
 
   it('a platform id made of digits (as the application gives its users) still names its user', async () => {

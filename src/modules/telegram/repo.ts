@@ -1,10 +1,11 @@
 // The Telegram surface's reads and its own state (commands, allowed_updates). Numbers are read by
 // the platform's ids in batches: a presentation costs one query per kind of object.
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
 import { arg, numArg, prepare } from '../../db/prepared.js';
 import { countOf, forIds } from '../../db/rows.js';
-import type { DB } from '../../db/types.js';
+import type { DB, GroupRole } from '../../db/types.js';
+import { numberOf, type ChatRef } from '../messaging/index.js';
 
 export { roleIn as roleOf } from '../groups/index.js';
 
@@ -70,6 +71,68 @@ export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
 
 export const memberCount = (tx: Kysely<DB>, groupId: string) =>
   countOf(tx.selectFrom('group_members').where('group_id', '=', groupId));
+
+/**
+ * The group's members holding one of `roles` (its owner left out: it is listed as the owner), the
+ * earliest to join first, at most `limit`. Bots other than `botUserId` are left out, as Telegram's
+ * getChatAdministrators leaves out every bot but the one asking.
+ */
+export function membersWithRoles(
+  tx: Kysely<DB>,
+  g: { groupId: string; ownerId: string | null },
+  roles: readonly GroupRole[],
+  botUserId: string,
+  limit: number,
+) {
+  let q = tx
+    .selectFrom('group_members as m')
+    .innerJoin('users as u', 'u.user_id', 'm.user_id')
+    .select(['m.user_id', 'm.role'])
+    .where('m.group_id', '=', g.groupId)
+    .where('m.role', 'in', roles)
+    .where((eb) => eb.or([eb('u.is_bot', '=', 0), eb('m.user_id', '=', botUserId)]));
+  if (g.ownerId !== null) q = q.where('m.user_id', '!=', g.ownerId);
+  return q.orderBy('m.seq').limit(limit).execute();
+}
+
+/**
+ * Who sent a message of the chat as `botUserId` sees it (a group's, or the private chat's between
+ * the bot and the user), by its Telegram number or platform id: the bot's messages and users'
+ * messages alike. Undefined when the chat has no such message.
+ */
+export async function senderInChat(
+  tx: Kysely<DB>,
+  chat: ChatRef,
+  botUserId: string,
+  ref: string | number,
+): Promise<string | undefined> {
+  const n = numberOf(ref);
+  if (n === null) return undefined;
+  const byRef = (eb: ExpressionBuilder<DB, 'outbox_messages' | 'chat_messages'>) =>
+    n === undefined ? eb('message_id', '=', String(ref)) : eb('telegram_message_id', '=', n);
+  // In a private chat the bot's messages go to the user, and the user's to the bot.
+  const user = chat.type === 'private' ? chat.id : undefined;
+  const rows = await tx
+    .selectFrom('outbox_messages')
+    .select('from_user_id')
+    .where((eb) => byRef(eb))
+    .where('chat_type', '=', chat.type)
+    .where((eb) =>
+      user === undefined ? eb('group_id', '=', chat.id) : eb.and({ from_user_id: botUserId, to_user_id: user }),
+    )
+    .unionAll(
+      tx
+        .selectFrom('chat_messages')
+        .select('from_user_id')
+        .where((eb) => byRef(eb))
+        .where('chat_type', '=', chat.type)
+        .where((eb) =>
+          user === undefined ? eb('group_id', '=', chat.id) : eb.and({ from_user_id: user, to_user_id: botUserId }),
+        ),
+    )
+    .execute();
+  return rows[0]?.from_user_id;
+}
 
 /** The oldest update id among the last `count` pending ones of a bot, if any are pending. */
 export const lastPendingFrom = async (tx: Kysely<DB>, botUserId: string, count: number) => {

@@ -1,11 +1,12 @@
-// getChat, getChatMember, getChatMemberCount: groups and private chats in Telegram's shapes.
+// getChat, getChatMember, getChatAdministrators, getChatMemberCount: groups and private chats in
+// Telegram's shapes.
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../../errors.js';
 import type { GroupRole } from '../../../db/types.js';
 import { IdParam, resolveChat, resolveUser } from '../chats.js';
 import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
-import { Directory } from '../presenter.js';
+import { Directory, type TgUser } from '../presenter.js';
 import * as repo from '../repo.js';
 import { UserSchema } from '../schema.js';
 import type { ChatRef } from '../../messaging/index.js';
@@ -71,6 +72,34 @@ function standing(status: string, role: GroupRole | undefined) {
   };
 }
 
+/** One ChatMember: the status, the user and the fields of its kind (getChatMember, getChatAdministrators). */
+const chatMember = (status: string, user: TgUser, role: GroupRole | undefined) => ({
+  status,
+  user,
+  ...standing(status, role),
+});
+
+const ChatMemberSchema = Type.Object(
+  {
+    status: Type.String(),
+    user: UserSchema,
+    ...Object.fromEntries(
+      Object.keys(standing('administrator', 'admin')).map((k) => [k, Type.Optional(Type.Boolean())]),
+    ),
+  },
+  { description: 'ChatMember; an owner or administrator with the fields of its kind' },
+);
+
+/** The roles getChatMember shows as administrators. */
+const ADMIN_ROLES = (Object.keys(STATUS) as GroupRole[]).filter((r) => STATUS[r] === 'administrator');
+
+/**
+ * Administrators getChatAdministrators lists besides the owner: Telegram's own limit on a
+ * supergroup's administrators, so no bot written for it expects more. Nothing here limits how many
+ * members are admins or moderators; beyond it the earliest to join are listed.
+ */
+export const MAX_ADMINISTRATORS = 50;
+
 export const chatMethods = [
   method({
     name: 'getChat',
@@ -104,16 +133,7 @@ export const chatMethods = [
     name: 'getChatMember',
     summary: "A user's standing in a chat: creator, administrator, member or left",
     params: Type.Object({ chat_id: IdParam, user_id: IdParam }),
-    result: Type.Object(
-      {
-        status: Type.String(),
-        user: UserSchema,
-        ...Object.fromEntries(
-          Object.keys(standing('administrator', 'admin')).map((k) => [k, Type.Optional(Type.Boolean())]),
-        ),
-      },
-      { description: 'ChatMember; an owner or administrator with the fields of its kind' },
-    ),
+    result: ChatMemberSchema,
     run: async (call, p) => {
       const { chat, group } = await chatOf(call, p.chat_id);
       const userId = await resolveUser(call.s, p.user_id);
@@ -122,11 +142,40 @@ export const chatMethods = [
       if (user.id === 0) throw badRequest('user not found');
       if (group === undefined) {
         const inChat = userId === chat.id || userId === call.botId;
-        return { status: inChat ? 'member' : 'left', user };
+        return chatMember(inChat ? 'member' : 'left', user, undefined);
       }
       const role = await repo.roleOf(call.s.db.k, chat.id, userId);
       const status = group.owner_id === userId ? 'creator' : role === undefined ? 'left' : STATUS[role];
-      return { status, user, ...standing(status, role) };
+      return chatMember(status, user, role);
+    },
+  }),
+  method({
+    name: 'getChatAdministrators',
+    summary: "A group's owner (creator) and administrators; other bots left out, as Telegram does",
+    params: Type.Object({ chat_id: IdParam }),
+    result: Type.Array(ChatMemberSchema, { maxItems: MAX_ADMINISTRATORS + 1 }),
+    run: async (call, p) => {
+      const { group } = await chatOf(call, p.chat_id);
+      if (group === undefined) throw badRequest('there are no administrators in the private chat');
+      const admins = await repo.membersWithRoles(
+        call.s.db.k,
+        { groupId: group.group_id, ownerId: group.owner_id },
+        ADMIN_ROLES,
+        call.botId,
+        MAX_ADMINISTRATORS,
+      );
+      const owner = group.owner_id ?? undefined;
+      const dir = await Directory.load(call.s.db.k, {
+        users: [...(owner === undefined ? [] : [owner]), ...admins.map((a) => a.user_id)],
+      });
+      const creator = owner === undefined ? undefined : dir.user(owner);
+      // An owner whose user is gone is not shown; nor one that is another bot (Telegram lists no
+      // other bot).
+      const shown = creator !== undefined && creator.id !== 0 && (!creator.is_bot || owner === call.botId);
+      return [
+        ...(shown ? [chatMember('creator', creator, undefined)] : []),
+        ...admins.map((a) => chatMember(STATUS[a.role], dir.user(a.user_id), a.role)),
+      ];
     },
   }),
   method({

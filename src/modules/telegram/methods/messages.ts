@@ -1,6 +1,8 @@
-// sendMessage, sendPhoto, editMessageText, editMessageReplyMarkup, sendChatAction: the messaging
-// core's send and edit (its rules, limits and idempotency), presented as Telegram Messages.
+// sendMessage, sendPhoto, editMessageText, editMessageReplyMarkup, deleteMessage, sendChatAction:
+// the messaging core's send and edit (its rules, limits and idempotency), presented as Telegram
+// Messages. Nothing here deletes a message: a delivered one cannot be recalled on this platform.
 import { Type } from 'typebox';
+import { AppError, Errors } from '../../../errors.js';
 import {
   botContent,
   BUTTON_FIELDS,
@@ -23,6 +25,7 @@ import { markupOfEntities, type MessageEntity } from '../entities.js';
 import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
 import { presentMessage } from '../presenter.js';
+import * as repo from '../repo.js';
 import { MessageSchema } from '../schema.js';
 
 const Text = Type.String({ minLength: 1, maxLength: 5000 });
@@ -165,6 +168,20 @@ async function target(
   return { chat: (await chatOf(call, p.chat_id)).chat, messageId: p.message_id };
 }
 
+/**
+ * An edit the core refused as not finding the bot's message: a message of the chat that someone
+ * else sent is Telegram's "message can't be edited" (the core looks among the bot's messages only).
+ */
+async function editing<T>(call: MethodCall, chat: ChatRef, messageId: string | number, edit: () => Promise<T>) {
+  try {
+    return await edit();
+  } catch (e) {
+    if (!(e instanceof AppError) || e.def !== Errors.messageNotFound) throw e;
+    const sender = await repo.senderInChat(call.s.db.k, chat, call.botId, messageId);
+    throw sender === undefined ? e : new AppError(Errors.notOwnMessage);
+  }
+}
+
 /** A photo message: the image above its caption, as rich text (the Lv.2 image rule applies in the core). */
 function photoContent(
   url: string,
@@ -247,9 +264,11 @@ export const messageMethods = [
     run: async (call, p) => {
       const { chat, messageId } = await target(call, p);
       const keyboard = keyboardOf(p.reply_markup);
-      const edited = await call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard), {
-        refuseUnchanged: true,
-      });
+      const edited = await editing(call, chat, messageId, () =>
+        call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard), {
+          refuseUnchanged: true,
+        }),
+      );
       return presentMessage(call.s, edited);
     },
   }),
@@ -264,23 +283,40 @@ export const messageMethods = [
     result: MessageSchema,
     run: async (call, p) => {
       const { chat, messageId } = await target(call, p);
-      const current = await findOutboxRef(call.s.db.k, messageId);
-      if (current === undefined) throw badRequest('message to edit not found');
       const keyboard = keyboardOf(p.reply_markup);
-      const edited = await call.s.messaging.edit(
-        call.credential,
-        chat,
-        messageId,
-        {
-          objectName: current.object_name,
-          rich: current.normalized !== null,
-          title: current.title,
-          content: current.content,
-          replyMarkup: keyboard,
-        },
-        { refuseUnchanged: true },
-      );
+      const edited = await editing(call, chat, messageId, async () => {
+        const current = await findOutboxRef(call.s.db.k, messageId);
+        if (current === undefined) throw new AppError(Errors.messageNotFound);
+        return call.s.messaging.edit(
+          call.credential,
+          chat,
+          messageId,
+          {
+            objectName: current.object_name,
+            rich: current.normalized !== null,
+            title: current.title,
+            content: current.content,
+            replyMarkup: keyboard,
+          },
+          { refuseUnchanged: true },
+        );
+      });
       return presentMessage(call.s, edited);
+    },
+  }),
+  method({
+    name: 'deleteMessage',
+    summary: 'Refused as Telegram refuses a message it cannot delete: a delivered message cannot be recalled here',
+    params: Type.Object({
+      chat_id: IdParam,
+      message_id: IdParam,
+      business_connection_id: Type.Optional(Type.Unknown()),
+    }),
+    result: Type.Literal(true),
+    run: async (call, p) => {
+      const { chat } = await chatOf(call, p.chat_id);
+      const sender = await repo.senderInChat(call.s.db.k, chat, call.botId, p.message_id);
+      throw badRequest(sender === undefined ? 'message to delete not found' : "message can't be deleted");
     },
   }),
   method({
