@@ -37,3 +37,61 @@ describe('Redis frozen while running', { skip: !hasRedisServer && 'redis-server 
     assert.equal(await shared.nonces.claim(fresh, now + 60_000, now), true);
   });
 });
+
+describe(
+  'Redis frozen: the link is lost after one timeout',
+  { skip: !hasRedisServer && 'redis-server not installed' },
+  () => {
+    let redis: Proc | undefined;
+    let shared: SharedState | undefined;
+    after(async () => {
+      redis?.child.kill('SIGCONT');
+      await shared?.close();
+      await redis?.stop();
+    });
+
+    it('later commands fall back without being sent; a PING answered brings it back', { timeout: 20_000 }, async () => {
+      redis = await startRedis(await freePort());
+      const port = /port (\d+)/.exec(redis.child.spawnargs.join(' '))?.[1] ?? '';
+      // The probe interval is the only real wait here: shortened, as is the first command's timeout.
+      shared = await openSharedState(`redis://127.0.0.1:${port}`, { commandTimeoutMs: 200, probeIntervalMs: 50 });
+      const link = shared.redis;
+      assert.ok(link, 'REDIS_URL opens a link');
+      await link.connected(10_000);
+      const changes: [boolean, string][] = [];
+      link.onChange((up, detail) => changes.push([up, detail]));
+      // Every command sent on the main connection but the probe's PINGs.
+      const sent: string[] = [];
+      const send = link.redis.sendCommand.bind(link.redis);
+      link.redis.sendCommand = (command, stream) => {
+        if (command.name !== 'ping') sent.push(command.name);
+        return send(command, stream);
+      };
+      const now = Date.now();
+      const [first, during] = [randomBytes(32), randomBytes(32)];
+
+      redis.child.kill('SIGSTOP');
+      assert.equal(await shared.nonces.claim(first, now + 60_000, now), true, 'memory answers the timed-out claim');
+      assert.equal(link.up, false, 'the timeout marked the link lost');
+      assert.deepEqual(changes, [[false, 'a command timed out']]);
+      assert.equal(await link.answers(1_000), false, '/readyz sees it');
+      sent.length = 0;
+      assert.equal(await shared.nonces.claim(during, now + 60_000, now), true);
+      assert.equal((await shared.limiter.take([{ key: 'k', bucket: { perSecond: 1, burst: 1 } }], now)).ok, true);
+      assert.deepEqual(sent, [], 'nothing is sent to the frozen Redis');
+
+      const returned = new Promise<void>((resolve) =>
+        link.onChange((up) => {
+          if (up) resolve();
+        }),
+      );
+      redis.child.kill('SIGCONT');
+      await returned;
+      assert.equal(link.up, true);
+      assert.deepEqual(changes.at(-1), [true, 'answering again']);
+      // Redis never saw `during` (memory did): a true proves the claim went to Redis again.
+      assert.equal(await shared.nonces.claim(during, now + 60_000, now), true, 'Redis answers again');
+      assert.deepEqual(sent.slice(-1), ['set']);
+    });
+  },
+);

@@ -6,7 +6,19 @@ import { settlesWithin, within } from './deadline.js';
 /** Longest wait for one Redis command; far above a healthy answer, short enough for a request. */
 export const COMMAND_TIMEOUT_MS = 750;
 
+/** How often a link lost to a timed-out command asks Redis (PING) whether it answers again. */
+export const PROBE_INTERVAL_MS = 1_000;
+
 export type LinkListener = (up: boolean, detail: string) => void;
+
+/** The link's waits (tests shorten them). */
+export interface LinkTimings {
+  commandTimeoutMs?: number;
+  probeIntervalMs?: number;
+}
+
+/** ioredis's error for a command not answered within `commandTimeout`. */
+const isTimeout = (e: unknown): boolean => e instanceof Error && e.message === 'Command timed out';
 
 export class RedisLink {
   readonly redis: Redis;
@@ -14,6 +26,8 @@ export class RedisLink {
   private lost = false;
   private lastError: string | undefined;
   private readonly listeners = new Set<LinkListener>();
+  /** Lost because a command timed out on an open connection: PINGs ask until Redis answers again. */
+  private probe: NodeJS.Timeout | undefined;
 
   /**
    * Loads ioredis and starts connecting to `url`. The package is loaded here, not at the top, so a
@@ -21,13 +35,15 @@ export class RedisLink {
    * import of a package as it is; one of a local module would be inlined with its imports hoisted
    * to the top, so the import stays here.
    */
-  static async open(url: string): Promise<RedisLink> {
+  static async open(url: string, timings: LinkTimings = {}): Promise<RedisLink> {
     const { Redis: Client } = await import('ioredis');
-    return new RedisLink(url, () => {
+    const commandTimeout = timings.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
+    const probeMs = timings.probeIntervalMs ?? PROBE_INTERVAL_MS;
+    return new RedisLink(url, commandTimeout, probeMs, () => {
       // commandTimeout: a Redis that accepts but never answers (frozen, a dead peer behind a live
       // proxy) fails each command, so `either` falls back instead of hanging the request. No
       // blocking command is used, and the subscriber's SUBSCRIBE answers at once.
-      const redis = new Client(url, { maxRetriesPerRequest: 2, commandTimeout: COMMAND_TIMEOUT_MS });
+      const redis = new Client(url, { maxRetriesPerRequest: 2, commandTimeout });
       // ioredis prints every connection error to the console unless someone listens.
       redis.on('error', () => undefined);
       return redis;
@@ -41,6 +57,8 @@ export class RedisLink {
    */
   private constructor(
     readonly url: string,
+    private readonly commandTimeoutMs: number,
+    private readonly probeMs: number,
     readonly connect: () => Redis,
   ) {
     this.redis = connect();
@@ -49,6 +67,7 @@ export class RedisLink {
     });
     this.redis.on('ready', () => {
       this.wasReady = true;
+      this.stopProbing();
       if (!this.lost) return;
       this.lost = false;
       this.emit(true, 'connection restored');
@@ -76,9 +95,43 @@ export class RedisLink {
     if (this.lost) return local();
     try {
       return await remote();
-    } catch {
+    } catch (e) {
+      if (isTimeout(e)) this.stalled();
       return local();
     }
+  }
+
+  /**
+   * A command timed out on a connection that stays open (a frozen Redis): lost as on a close, so
+   * every later command falls back at once instead of waiting out its own timeout, until a PING
+   * (about once a second) is answered in time.
+   */
+  private stalled(): void {
+    if (!this.wasReady || this.lost) return;
+    this.lost = true;
+    this.emit(false, 'a command timed out');
+    this.probe = setTimeout(this.ask, this.probeMs);
+    this.probe.unref();
+  }
+
+  private readonly ask = (): void => {
+    void (async () => {
+      const answered = this.redis.status === 'ready' && (await settlesWithin(this.redis.ping(), this.commandTimeoutMs));
+      // Stopped meanwhile: the connection came back through 'ready', which told the return.
+      if (this.probe === undefined) return;
+      if (!answered) {
+        this.probe.refresh();
+        return;
+      }
+      this.probe = undefined;
+      this.lost = false;
+      this.emit(true, 'answering again');
+    })();
+  };
+
+  private stopProbing(): void {
+    clearTimeout(this.probe);
+    this.probe = undefined;
   }
 
   /** Resolves once connected; rejects with the first connection error or a TimeoutError. */
@@ -95,6 +148,11 @@ export class RedisLink {
   async answers(timeoutMs: number): Promise<boolean> {
     if (this.lost || this.redis.status !== 'ready') return false;
     return settlesWithin(this.redis.ping(), timeoutMs);
+  }
+
+  /** Stops the probe (the connections are closed by their owner). */
+  close(): void {
+    this.stopProbing();
   }
 
   private emit(up: boolean, detail: string): void {

@@ -4,7 +4,7 @@
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
-import { RedisLink } from './redis-link.js';
+import { RedisLink, type LinkTimings } from './redis-link.js';
 
 export interface NonceStore {
   /**
@@ -322,9 +322,9 @@ export function localSharedState(): SharedState {
 }
 
 /** In memory without `redisUrl`; otherwise in Redis (ioredis is loaded only then, see RedisLink.open). */
-export async function openSharedState(redisUrl: string | undefined): Promise<SharedState> {
+export async function openSharedState(redisUrl: string | undefined, timings?: LinkTimings): Promise<SharedState> {
   if (redisUrl === undefined) return localSharedState();
-  const link = await RedisLink.open(redisUrl);
+  const link = await RedisLink.open(redisUrl, timings);
   const bus = new RedisBus(link, link.connect(), link.connect());
   const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
   // A claim is given back to the store that took it, whichever answers when it is given back.
@@ -347,6 +347,7 @@ export async function openSharedState(redisUrl: string | undefined): Promise<Sha
     redis: link,
     close: async () => {
       await bus.close();
+      link.close();
       link.redis.disconnect();
     },
   };
