@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
+import type { KyselyPlugin } from 'kysely';
+import type { Db } from '../src/db/connect.js';
 import { openSharedState, type Bus, type SharedState } from '../src/lib/shared-state.js';
 import { dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import {
@@ -23,6 +25,8 @@ import { messageNumber } from './helpers/message-numbers.js';
 import { REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 
 const TERMINATED = 'Conflict: terminated by other getUpdates request';
+const WEBHOOK_ACTIVE =
+  "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first";
 /** Every test here awaits polls or deliveries: a regression fails it instead of hanging the run. */
 const BOUNDED = { timeout: 30_000 };
 
@@ -175,6 +179,48 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
     assert.deepEqual(result(await newer), [
       dmUpdate(1, said.message_id, await messageNumber(both()[0].services, said.message_id), 'for the newer poll'),
     ]);
+  });
+
+  it('a webhook set on A, heard on B between its bot read and its claim, refuses the poll on B', BOUNDED, async () => {
+    const [A, B] = both();
+    const bot = await newBot(A.app, 'hooked while polling');
+    // Pending: a poll that got through would hand it out, and the dispatcher would deliver it too.
+    await say(A.app, { from: alice.user_id, to: bot.bot_user_id, text: 'pending' });
+    const receiver = await startReceiver(200);
+    const heard = new Promise<void>((resolve) => {
+      B.services.invalidations.listen(
+        (key) => {
+          if (key === `webhook:${bot.bot_user_id}`) resolve();
+        },
+        () => undefined,
+      );
+    });
+    // B's first read of the bot row answers what it read, after A's setWebhook has committed and
+    // its announcement has reached B: the race, forced.
+    let armed = true;
+    const between: KyselyPlugin = {
+      transformQuery: (args) => args.node,
+      transformResult: async (args) => {
+        if (armed && args.result.rows[0] !== undefined && 'webhook_url' in args.result.rows[0]) {
+          armed = false;
+          result(await botCall(A.app, 'setWebhook', bot.api_key, { url: receiver.url }));
+          await heard;
+        }
+        return args.result;
+      },
+    };
+    const delivery = B.services.delivery as unknown as { db: Db };
+    const db = delivery.db;
+    delivery.db = { ...db, k: db.k.withPlugin(between) };
+    try {
+      failed(await poll(B, bot, { timeout: 1 }), 409, WEBHOOK_ACTIVE);
+      assert.equal(armed, false, 'the webhook was set between the two steps');
+    } finally {
+      delivery.db = db;
+      // The dispatcher tests below count every attempt: this bot's Update is not theirs.
+      result(await botCall(A.app, 'deleteWebhook', bot.api_key, { drop_pending_updates: true }));
+      await receiver.close();
+    }
   });
 
   it("a key reset on B ends the bot's poll held on A, as a call with the old key", BOUNDED, async () => {

@@ -3,6 +3,11 @@ import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
 
+/** Whether the bot has a Webhook URL now. */
+export const webhookSet = async (tx: Kysely<DB>, botUserId: string): Promise<boolean> =>
+  ((await tx.selectFrom('bots').select('webhook_url').where('bot_user_id', '=', botUserId).executeTakeFirst())
+    ?.webhook_url ?? null) !== null;
+
 /** Bots in a group, and whether each may listen to every group message. */
 export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
   tx

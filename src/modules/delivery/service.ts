@@ -67,7 +67,7 @@ export interface PollParams {
   timeout?: number | undefined;
   /** Update kinds wanted ("message", "callback_query"); others are confirmed unsent. */
   allowedUpdates?: readonly string[] | undefined;
-  /** Runs once the poll is taken (the bot exists, no webhook is set), before it reads or waits. */
+  /** Runs once the poll is taken (the bot exists, no webhook is set after the claim), before it reads or waits. */
   accepted?: (() => Promise<unknown>) | undefined;
 }
 
@@ -222,6 +222,10 @@ export class DeliveryService {
       const offset = coreOffset(p.offset ?? 0, bot.last_update_id);
       // Registered before the first read, so an Update committed in between still wakes this poll.
       waiter = this.claim(botId, { offset, limit, allowedUpdates: p.allowedUpdates, answer });
+      // A webhook committed after findBot whose announcement came before the claim ended no poll:
+      // looked at again, so this poll does not hand out Updates the dispatcher delivers too. One set
+      // later ends the claimed poll when its announcement comes.
+      if (await repo.webhookSet(this.db.k, botId)) throw new AppError(Errors.webhookActive);
       // After the claim: a webhook set while this waits wakes (ends) the poll it already knows.
       await p.accepted?.();
       if (offset > 0) await repo.confirmBelow(this.db.k, botId, offset);
