@@ -109,6 +109,29 @@ describe('credential caches', () => {
     assert.deepEqual(apps.queries, ['id', 'key', 'id', 'key']);
   });
 
+  it('while Redis is lost credentials are read from the store, not the cache: a reset elsewhere stops the old key at once', async () => {
+    const redis = new FakeRedis();
+    const instance = await fakeInstance(redis, 'here');
+    const store = new CredentialStore(apps.reads, box, new Invalidations(instance.bus), () => 0);
+    assert.equal((await store.byApiKey('the-key'))?.appId, APP_ID);
+    assert.ok(await store.byAppSecret(APP_ID, apps.secret), 'the secret, cached');
+    assert.equal(store.cached('the-key')?.appId, APP_ID);
+    instance.link.lose();
+    assert.equal(store.cached('the-key'), undefined, 'no cached answer while lost');
+    assert.equal((await store.byApiKey('the-key'))?.appId, APP_ID, 'read from the store');
+    // Reset on another instance: its announcement cannot arrive.
+    apps.key = 'new-key';
+    apps.secret = 'c'.repeat(40);
+    assert.equal(await store.byApiKey('the-key'), undefined, 'the old key');
+    assert.equal(await store.byAppSecret(APP_ID, 'a'.repeat(40)), undefined, 'the old secret');
+    assert.equal((await store.byApiKey('new-key'))?.appId, APP_ID);
+    assert.equal(store.cached('new-key'), undefined, 'nothing kept while lost');
+    instance.link.back();
+    assert.equal((await store.byApiKey('new-key'))?.appId, APP_ID);
+    assert.equal(store.cached('new-key')?.appId, APP_ID, 'kept again once back');
+    assert.deepEqual(apps.queries, ['key', 'id', 'key', 'key', 'id', 'key', 'key']);
+  });
+
   it('a gap drops every cached credential: a key reset whose announcement was missed stops the old key', async () => {
     const redis = new FakeRedis();
     const instance = await fakeInstance(redis, 'here');

@@ -53,6 +53,10 @@ function withGate(shared: SharedState) {
         if (waiting !== undefined && held.length >= waiting.n) waiting.resolve();
       }),
     onGap: (listener) => shared.bus.onGap(listener),
+    get cut() {
+      return shared.bus.cut;
+    },
+    onCut: (listener) => shared.bus.onCut(listener),
     close: () => shared.bus.close(),
   };
   return {

@@ -35,6 +35,11 @@ export class Invalidations {
     this.clearers.push(clear);
   }
 
+  /** Announcements from other instances may be missed now (Redis lost): caches read through. */
+  get cut(): boolean {
+    return this.bus.cut;
+  }
+
   announce(keys: readonly string[]): void {
     if (keys.length === 0) return;
     for (const key of keys) this.deliver(key);

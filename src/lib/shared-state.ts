@@ -168,6 +168,13 @@ export interface Bus {
    * one): whoever relies on them must then assume anything changed. The result stops it.
    */
   onGap(listener: () => void): () => void;
+  /**
+   * Messages between instances may be missed now (Redis lost): caches fed by them must not be
+   * trusted and waits on them must look for themselves. Never in one process.
+   */
+  readonly cut: boolean;
+  /** `listener` hears each time the bus becomes cut; the result stops it. */
+  onCut(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -183,6 +190,12 @@ export class LocalBus implements Bus {
   /** One process's emitter misses nothing. */
   onGap(listener: () => void): () => void {
     return this.subscribe(GAP, listener);
+  }
+  get cut(): boolean {
+    return false;
+  }
+  onCut(_listener: () => void): () => void {
+    return () => undefined;
   }
   close(): Promise<void> {
     this.emitter.removeAllListeners();
@@ -206,7 +219,7 @@ export interface BusSubscriber {
 }
 
 /** What RedisBus uses of the link: whether to publish through Redis, and when it is back. */
-export type BusLink = Pick<RedisLink, 'either' | 'onChange'>;
+export type BusLink = Pick<RedisLink, 'either' | 'onChange' | 'up'>;
 
 /**
  * Every message goes through Redis, so this instance hears its own messages exactly once too.
@@ -285,6 +298,15 @@ export class RedisBus extends LocalBus {
         return Promise.resolve();
       },
     );
+  }
+  /** While the link is lost, messages reach this instance only and others' do not reach it. */
+  override get cut(): boolean {
+    return !this.link.up;
+  }
+  override onCut(listener: () => void): () => void {
+    return this.link.onChange((up) => {
+      if (!up) listener();
+    });
   }
   override subscribe(channel: string, listener: Listener): () => void {
     if (!this.subscribed.has(channel)) {

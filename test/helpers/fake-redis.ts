@@ -82,6 +82,9 @@ export class FakeSubscriber extends EventEmitter implements BusSubscriber {
 export class FakeLink implements BusLink {
   private lost = false;
   private readonly listeners = new Set<LinkListener>();
+  get up(): boolean {
+    return !this.lost;
+  }
   either<T>(remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
     return this.lost ? local() : remote().catch(local);
   }

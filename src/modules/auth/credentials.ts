@@ -46,7 +46,7 @@ export class CredentialStore {
   constructor(
     private readonly reads: AppReads,
     private readonly box: SecretBox,
-    invalidations: Invalidations,
+    private readonly invalidations: Invalidations,
     now: () => number,
   ) {
     this.valid = new TtlCache(POSITIVE_TTL_MS, MAX_VALID, now, (c) => c.appId);
@@ -71,11 +71,13 @@ export class CredentialStore {
 
   /** The credential of a key looked up recently, without a promise; undefined: ask byApiKey. */
   cached(apiKey: string): Credential | undefined {
-    return this.valid.get(apiKey);
+    // While announcements may be missed (Redis lost), a reset on another instance would not drop
+    // the entry: every use reads the store.
+    return this.invalidations.cut ? undefined : this.valid.get(apiKey);
   }
 
   async byApiKey(apiKey: string): Promise<Credential | undefined> {
-    const hit = this.valid.get(apiKey);
+    const hit = this.cached(apiKey);
     if (hit !== undefined) return hit;
     if (apiKey.length > MAX_API_KEY_LENGTH) return undefined;
     const keyHash = sha256Hex(apiKey);
@@ -84,7 +86,7 @@ export class CredentialStore {
 
   /** The app's credential when `appSecret` is its App Secret (compared in constant time). */
   async byAppSecret(appId: string, appSecret: string): Promise<Credential | undefined> {
-    let credential = this.byId.get(appId);
+    let credential = this.invalidations.cut ? undefined : this.byId.get(appId);
     if (credential === undefined && appId.length <= MAX_APP_ID_LENGTH) {
       // Key misses are kept under bare hex, which never holds ':', so no App Key a stranger sends
       // can take the place of an id's miss and hide the app.
@@ -104,7 +106,8 @@ export class CredentialStore {
     if (this.unknown.has(missKey)) return undefined;
     const changes = this.changes;
     const row = await read();
-    const current = changes === this.changes;
+    // Not kept while announcements may be missed, nor when a change overtook the read.
+    const current = changes === this.changes && !this.invalidations.cut;
     if (row === undefined || row.disabled === 1) {
       if (current) this.unknown.set(missKey, true);
       return undefined;
