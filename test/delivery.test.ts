@@ -47,6 +47,8 @@ import {
 import { webhookSecret } from '../src/modules/delivery/service.js';
 import { storesUnderTest } from './helpers/stores.js';
 import { messageNumber } from './helpers/message-numbers.js';
+import { fakeInstance, FakeRedis } from './helpers/fake-redis.js';
+import { localSharedState } from '../src/lib/shared-state.js';
 
 const DAY_MS = 24 * 3600 * 1000;
 const ASSISTANT = '1000000000000000000';
@@ -1334,3 +1336,38 @@ for (const store of await storesUnderTest()) {
     );
   });
 }
+
+// ---------------------------------------------------------------------- Redis lost
+
+await describe('bot updates: a poll held while Redis is lost [sqlite]', () => {
+  it('is woken by an Update another instance wrote, from the store, without its announcement', BOUNDED, async () => {
+    const encryptionKey = randomBytes(32);
+    const dir = mkdtempSync(join(tmpdir(), 'op-cut-'));
+    const options = { encryptionKey, sqliteFile: join(dir, 'platform.db') };
+    // This instance's bus runs on a Redis (a fake) whose link is then lost; the other's is its own.
+    const here = await fakeInstance(new FakeRedis(), 'here');
+    const apps: TestApp[] = [];
+    try {
+      const cut = await startTestApp('sqlite', { ...options, shared: { ...localSharedState(), bus: here.bus } });
+      apps.push(cut);
+      const other = await startTestApp('sqlite', options);
+      apps.push(other);
+      const [alice] = (await createUsers(other.app, 1)) as [TestUser];
+      const bot = await newBot(other.app, 'cut-off bot');
+      const waiting = nextWait(cut.services.delivery);
+      const held = botCall(cut.app, 'getUpdates', bot.api_key, { timeout: 15 });
+      await waiting;
+      here.link.lose();
+      await say(other.app, { from: alice.user_id, to: bot.bot_user_id, text: 'unannounced' });
+      // Found by the sweep of the store (about a second), well before the poll's 15 s.
+      const updates = result(await held) as { message: { text: string } }[];
+      assert.deepEqual(
+        updates.map((u) => u.message.text),
+        ['unannounced'],
+      );
+    } finally {
+      for (const app of apps) await app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -118,6 +118,23 @@ export const pendingUpdates = (tx: Kysely<DB>, botUserId: string, fromId: number
     .limit(limit)
     .execute();
 
+/** Which of `botUserIds` have an Update pending (created at `notBefore` or later). */
+export async function botsWithPending(tx: Kysely<DB>, botUserIds: readonly string[], notBefore: number) {
+  const found: string[] = [];
+  // In slices: a statement takes a bounded number of parameters (SQLite 32,766, PostgreSQL 65,535).
+  for (let i = 0; i < botUserIds.length; i += 1000) {
+    const rows = await tx
+      .selectFrom('updates')
+      .select('bot_user_id')
+      .distinct()
+      .where('bot_user_id', 'in', botUserIds.slice(i, i + 1000))
+      .where('created_at', '>=', notBefore)
+      .execute();
+    for (const r of rows) found.push(r.bot_user_id);
+  }
+  return found;
+}
+
 /** Confirms (deletes) the bot's updates with ids below `offset`. */
 export async function confirmBelow(tx: Kysely<DB>, botUserId: string, offset: number): Promise<void> {
   await tx.deleteFrom('updates').where('bot_user_id', '=', botUserId).where('update_id', '<', offset).execute();

@@ -20,6 +20,8 @@ import { VettedWebhookUrl } from './webhook-url.js';
 const MAX_LIMIT = 100;
 const MAX_TIMEOUT_S = 50;
 const POLLS = 'polls';
+/** While the bus is cut (Redis lost), how often held polls look in the store for their Updates. */
+const CUT_SWEEP_MS = 1_000;
 /** Touched when a bot's Webhook URL is set: it ends every poll of the bot, on every instance. */
 const WEBHOOK_KEY_PREFIX = 'webhook:';
 
@@ -85,6 +87,8 @@ export interface WebhookSettings {
 
 export class DeliveryService {
   private readonly waiters = new Map<string, Waiter>();
+  /** Runs while the bus is cut and polls are held (see sweepWhileCut). */
+  private sweep: NodeJS.Timeout | undefined;
   constructor(
     private readonly db: Db,
     private readonly work: UnitOfWork,
@@ -112,6 +116,9 @@ export class DeliveryService {
         this.endAll();
       },
     );
+    bus.onCut(() => {
+      this.sweepWhileCut();
+    });
     // A getUpdates on another instance ends this instance's poll of the same bot. The bus hands
     // every instance the announcements in one order, its own included: one that arrives before
     // this poll's own has come back was made before this poll started (by a poll already over, or
@@ -172,7 +179,34 @@ export class DeliveryService {
   private wait(waiter: Waiter, ms: number): boolean {
     if (waiter.woken) return false;
     waiter.timer = setTimeout(this.expire, ms, waiter);
+    if (this.bus.cut) this.sweepWhileCut();
     return true;
+  }
+
+  /**
+   * While the bus is cut, an Update written on another instance wakes no poll held here: each
+   * second the held polls' bots are looked up in the store, and those with an Update pending are
+   * woken. Stops once the bus is back (its gap answers every held poll) or nothing is held.
+   */
+  private sweepWhileCut(): void {
+    if (this.sweep !== undefined) return;
+    this.sweep = setInterval(() => {
+      void this.wakePending();
+    }, CUT_SWEEP_MS).unref();
+  }
+
+  private async wakePending(): Promise<void> {
+    if (!this.bus.cut || this.waiters.size === 0) {
+      clearInterval(this.sweep);
+      this.sweep = undefined;
+      return;
+    }
+    const held = [...this.waiters.values()].filter((w) => w.timer !== undefined).map((w) => w.botId);
+    try {
+      for (const botId of await repo.botsWithPending(this.db.k, held, this.notBefore())) this.wake(botId);
+    } catch {
+      // The store is unreachable: the next sweep asks again.
+    }
   }
 
   /** Ends any other poll of the bot (here and elsewhere) and registers this one. */
