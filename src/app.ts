@@ -6,7 +6,7 @@ import { AppError, Errors, pathOf } from './errors.js';
 import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerDocs } from './http/docs.js';
-import { admitted, answered } from './http/pipelining.js';
+import { limitPipelining } from './http/pipelining.js';
 import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
 import { MAX_DEPTH, TEXT_FAULTS, hasNul, inputFault } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
@@ -107,6 +107,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  limitPipelining(app.server);
   app.setValidatorCompiler(validatorCompiler(options.eagerSchemas === true));
   app.setSerializerCompiler(serializerCompiler(options.eagerSchemas === true));
   app.setErrorHandler(errorHandler);
@@ -122,7 +123,6 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   // One hook for both: metrics for every answered request, and (at info) one log line with its id
   // and the URL with secret query values masked.
   app.addHook('onResponse', (request, reply, done) => {
-    answered(request);
     const route = request.routeOptions.url ?? 'unmatched';
     s.metrics.observe(request.method, route, reply.statusCode, reply.elapsedTime);
     if (logRequests) {
@@ -139,10 +139,6 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     done();
   });
   app.addHook('onRequest', (request, reply, done) => {
-    if (!admitted(request, reply)) {
-      done();
-      return;
-    }
     void reply.header('x-request-id', request.id);
     // The query parser would keep a malformed escape or invalid UTF-8 as some other text (only an
     // escape can be either: the HTTP parser refuses raw bytes outside ASCII in the URL).

@@ -106,7 +106,8 @@ it(`a connection with more than ${MAX_WAITING} pipelined requests unanswered is 
   const { port } = t.app.server.address() as AddressInfo;
   // A client that wrote 1,500 requests for the 360 KB OpenAPI document in one write held an answer
   // for each, 550 MB, for as long as it kept the connection and read nothing.
-  for (const path of ['/healthz', '/openapi.json']) {
+  // A malformed path is answered by Fastify without its hooks: counted all the same.
+  for (const path of ['/healthz', '/openapi.json', '/openapi/users/%zz']) {
     assert.deepEqual(await pipelined(port, path, MAX_WAITING), { answers: MAX_WAITING, closed: false }, path);
     const flood = await pipelined(port, path, 200);
     assert.equal(flood.closed, true, path);

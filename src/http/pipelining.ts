@@ -3,8 +3,8 @@
 // the ones ahead of it until the client reads them: a client that sends a thousand requests in one
 // write and reads nothing pins a thousand answers for as long as it keeps the connection open.
 // Clients that pipeline send a few; past MAX_WAITING unanswered on one connection, it is closed.
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export const MAX_WAITING = 16;
 
@@ -12,23 +12,19 @@ export const MAX_WAITING = 16;
 const waiting = new WeakMap<Socket, number>();
 
 /**
- * Counts a request on its connection; false (the connection closed, the request dropped) when the
- * client already has MAX_WAITING unanswered.
+ * Counts each request on its connection from the moment Node hands it over until its response
+ * closes (sent, or the connection gone), ahead of Fastify: requests Fastify answers without its
+ * hooks (a malformed path) count too.
  */
-export function admitted(request: FastifyRequest, reply: FastifyReply): boolean {
-  const { socket } = request.raw;
-  const n = (waiting.get(socket) ?? 0) + 1;
-  waiting.set(socket, n);
-  if (n <= MAX_WAITING) return true;
-  // Hijacked: Fastify skips the rest of the request's handling and sends nothing.
-  reply.hijack();
-  socket.destroy();
-  return false;
-}
-
-/** The request's answer went out: one fewer waiting on its connection. */
-export function answered(request: FastifyRequest): void {
-  const { socket } = request.raw;
-  const n = waiting.get(socket);
-  if (n !== undefined) waiting.set(socket, n - 1);
+export function limitPipelining(server: Server): void {
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    const { socket } = request;
+    const n = (waiting.get(socket) ?? 0) + 1;
+    waiting.set(socket, n);
+    response.once('close', () => {
+      waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
+    });
+    // The request is still handled (its answer goes nowhere); what it would have held is gone.
+    if (n > MAX_WAITING) socket.destroy();
+  });
 }
