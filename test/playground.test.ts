@@ -73,7 +73,7 @@ await describeStores('playground', (t) => {
     const keyboard = {
       inline_keyboard: [
         [{ text: 'Yes <please>', callback_data: 'yes' }],
-        [{ text: 'Docs', url: 'https://example.com/d' }],
+        [{ text: 'Docs', url: 'https://example.com/d' }, { text: 'Just a label' }],
       ],
     };
     result(
@@ -92,7 +92,14 @@ await describeStores('playground', (t) => {
       shown.body,
       /<a href="https:\/\/example.com\/d" rel="noopener noreferrer nofollow" target="_blank">Docs/,
     );
+    // A button with no action is a label, not a form whose press would name no button.
+    assert.ok(shown.body.includes('<span class="key">Just a label</span>'), 'label-only button');
+    assert.equal(shown.body.match(/<form class="key live"/g)?.length, 1, 'one press form');
     const messageId = /name="message" value="([^"]+)"/.exec(shown.body)?.[1] ?? assert.fail('button form');
+
+    const stale = await client.post('/playground/press', { bot: bot.bot_user_id, message: messageId, data: 'no' });
+    assert.equal(stale.status, 303);
+    assert.equal(stale.headers.location, `/playground/?bot=${bot.bot_user_id}&refused=unknown_button`);
 
     const pressed = await client.post('/playground/press', { bot: bot.bot_user_id, message: messageId, data: 'yes' });
     assert.equal(pressed.status, 303);

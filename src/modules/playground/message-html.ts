@@ -68,12 +68,14 @@ function button(b: KeyboardButton, form: ChatForm, messageId: string, t: Message
   const href = b.url ?? (typeof b.login_url === 'string' ? b.login_url : b.login_url?.url);
   if (href !== undefined)
     return html`<span class="key">${link(href, html`${label} <span class="sr">${t.opensLink}</span>`)}</span>`;
+  // A button with no action (decisions.md section 7) is a label: a press would name no button.
+  if (b.callback_data === undefined) return html`<span class="key">${label}</span>`;
   return html`<form class="key live" method="post" action="${form.action}">
     <input type="hidden" name="${CSRF_FIELD}" value="${form.csrf}" />
     <input type="hidden" name="bot" value="${form.bot}" />
     ${form.group !== undefined && html`<input type="hidden" name="group" value="${form.group}" />`}
     <input type="hidden" name="message" value="${messageId}" />
-    <input type="hidden" name="data" value="${b.callback_data ?? ''}" />
+    <input type="hidden" name="data" value="${b.callback_data}" />
     <button type="submit" class="secondary">${label}</button>
   </form>`;
 }
