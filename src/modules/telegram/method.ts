@@ -41,12 +41,6 @@ const TELEGRAM_TEXTS: readonly {
   { field: 'chat_id', checks: ['required'], text: 'chat_id is empty' },
   { field: 'user_id', checks: ['required'], text: 'invalid user_id specified' },
   {
-    methods: ['deleteMessage'],
-    field: 'message_id',
-    checks: ['required'],
-    text: 'message identifier is not specified',
-  },
-  {
     methods: ['sendMessage', 'editMessageText'],
     field: 'text',
     checks: ['required', 'minLength'],

@@ -1,6 +1,7 @@
-// sendMessage, sendPhoto, editMessageText, editMessageReplyMarkup, deleteMessage, sendChatAction:
-// the messaging core's send and edit (its rules, limits and idempotency), presented as Telegram
-// Messages. Nothing here deletes a message: a delivered one cannot be recalled on this platform.
+// sendMessage, sendPhoto, editMessageText, editMessageReplyMarkup, sendChatAction: the messaging
+// core's send and edit (its rules, limits and idempotency), presented as Telegram Messages. No
+// deleteMessage: a delivered message cannot be recalled here, and telegram-api.md answers a method
+// outside its table 404.
 import { Type } from 'typebox';
 import { AppError, Errors } from '../../../errors.js';
 import {
@@ -302,21 +303,6 @@ export const messageMethods = [
         );
       });
       return presentMessage(call.s, edited);
-    },
-  }),
-  method({
-    name: 'deleteMessage',
-    summary: 'Refused as Telegram refuses a message it cannot delete: a delivered message cannot be recalled here',
-    params: Type.Object({
-      chat_id: IdParam,
-      message_id: IdParam,
-      business_connection_id: Type.Optional(Type.Unknown()),
-    }),
-    result: Type.Literal(true),
-    run: async (call, p) => {
-      const { chat } = await chatOf(call, p.chat_id);
-      const sender = await repo.senderInChat(call.s.db.k, chat, call.botId, p.message_id);
-      throw badRequest(sender === undefined ? 'message to delete not found' : "message can't be deleted");
     },
   }),
   method({
