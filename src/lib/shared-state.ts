@@ -218,8 +218,8 @@ export interface BusSubscriber {
   disconnect(): void;
 }
 
-/** What RedisBus uses of the link: whether to publish through Redis, and when it is back. */
-export type BusLink = Pick<RedisLink, 'either' | 'onChange' | 'up'>;
+/** What RedisBus uses of the link: whether Redis is up to publish through, and when it is back. */
+export type BusLink = Pick<RedisLink, 'onChange' | 'up'>;
 
 /**
  * Every message goes through Redis, so this instance hears its own messages exactly once too.
@@ -286,18 +286,26 @@ export class RedisBus extends LocalBus {
   }
 
   override publish(channel: string, message: string): void {
-    void this.link.either(
-      async () => {
+    const local = () => {
+      this.unsent = true;
+      super.publish(channel, message);
+    };
+    if (!this.link.up) {
+      local();
+      return;
+    }
+    // Not through link.either: a publish that times out tells of the publishing connection, not
+    // of the link (whose probe asks another connection), so it falls back without marking the
+    // link lost, which would only come back a second later and be lost again at the next publish.
+    void (async () => {
+      try {
         // Sent on the same connection before the message, so no instance hears one without the other.
         await this.sendGap();
         await this.pub.publish(channel, message);
-      },
-      () => {
-        this.unsent = true;
-        super.publish(channel, message);
-        return Promise.resolve();
-      },
-    );
+      } catch {
+        local();
+      }
+    })();
   }
   /** While the link is lost, messages reach this instance only and others' do not reach it. */
   override get cut(): boolean {

@@ -85,9 +85,6 @@ export class FakeLink implements BusLink {
   get up(): boolean {
     return !this.lost;
   }
-  either<T>(remote: () => Promise<T>, local: () => Promise<T>): Promise<T> {
-    return this.lost ? local() : remote().catch(local);
-  }
   onChange(listener: LinkListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);

@@ -89,6 +89,7 @@ export class DeliveryService {
   private readonly waiters = new Map<string, Waiter>();
   /** Runs while the bus is cut and polls are held (see sweepWhileCut). */
   private sweep: NodeJS.Timeout | undefined;
+  private sweeping = false;
   constructor(
     private readonly db: Db,
     private readonly work: UnitOfWork,
@@ -201,11 +202,16 @@ export class DeliveryService {
       this.sweep = undefined;
       return;
     }
+    // One sweep at a time: with the store slow, ticks would otherwise pile sweeps onto its pool.
+    if (this.sweeping) return;
+    this.sweeping = true;
     const held = [...this.waiters.values()].filter((w) => w.timer !== undefined).map((w) => w.botId);
     try {
       for (const botId of await repo.botsWithPending(this.db.k, held, this.notBefore())) this.wake(botId);
     } catch {
       // The store is unreachable: the next sweep asks again.
+    } finally {
+      this.sweeping = false;
     }
   }
 
