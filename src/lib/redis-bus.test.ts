@@ -75,7 +75,8 @@ it('a message published while Redis is lost reaches this instance only; the publ
   await here.pub.published(2);
   assert.deepEqual(redis.published, ['bus:gap ', 'ch after']);
   assert.deepEqual(heard, { here: ['local', 'after'], there: ['after'] });
-  assert.deepEqual([seen.here.count, seen.there.count], [1, 1]);
+  // Here: its own link's return, and its own bus:gap through Redis.
+  assert.deepEqual([seen.here.count, seen.there.count], [2, 1]);
 });
 
 it('the link lost while the publisher was not: its return sends bus:gap at once', async () => {
@@ -135,6 +136,18 @@ it("an instance hearing bus:gap runs its Invalidations' clear; the key it missed
   here.link.back();
   await seen.reach(1);
   assert.deepEqual(b, { keys: [], clears: 1 });
-  // The sender hears its own bus:gap too (Redis hands it to every subscriber).
-  assert.deepEqual(a, { keys: ['app:7'], clears: 1 });
+  // The sender clears on its link's return, and hears its own bus:gap too (Redis hands it to every
+  // subscriber).
+  assert.deepEqual(a, { keys: ['app:7'], clears: 2 });
+});
+
+it('an instance whose link comes back clears its caches at once, though it published nothing meanwhile', async () => {
+  const redis = new FakeRedis();
+  const here = await fakeInstance(redis, 'here');
+  const seen = gaps(here.bus);
+  here.link.lose();
+  assert.equal(seen.count, 0);
+  here.link.back();
+  await seen.reach(1);
+  assert.deepEqual(redis.published, [], 'nothing to tell the others');
 });

@@ -265,7 +265,12 @@ export class RedisBus extends LocalBus {
       this.announceGap();
     });
     link.onChange((up) => {
-      if (up) this.announceGap();
+      if (!up) return;
+      // Whatever others announced while the link was lost may not have reached this instance (a
+      // frozen Redis drops no connection, so no subscriber ready tells it): its caches forget now,
+      // not only when another instance's own gap arrives, up to a probe interval later.
+      this.emitter.emit(GAP, '');
+      this.announceGap();
     });
   }
 
