@@ -80,7 +80,12 @@ it('a valid key still works after the flood, and an issued-length unknown key is
  * Writes `n` requests for `path` on one connection at once and reads the answers: how many came
  * before the connection closed, or all of them with the connection still open.
  */
-async function pipelined(port: number, path: string, n: number): Promise<{ answers: number; closed: boolean }> {
+async function pipelined(
+  port: number,
+  path: string,
+  n: number,
+  headers = '',
+): Promise<{ answers: number; closed: boolean }> {
   const socket = connect(port, '127.0.0.1');
   await once(socket, 'connect');
   socket.setEncoding('latin1');
@@ -95,7 +100,7 @@ async function pipelined(port: number, path: string, n: number): Promise<{ answe
       resolve({ answers: answers(), closed: true });
     });
   });
-  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`.repeat(n));
+  socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`.repeat(n));
   const result = await outcome;
   socket.destroy();
   return result;
@@ -115,4 +120,31 @@ it(`a connection with more than ${MAX_WAITING} pipelined requests unanswered is 
   }
   // The server goes on answering other connections.
   assert.deepEqual(await pipelined(port, '/healthz', 1), { answers: 1, closed: false });
+});
+
+it('the requests past the limit are not run: their connection is gone', async () => {
+  const { port } = t.app.server.address() as AddressInfo;
+  // Every request for a user's profile asks the credential cache for its App Key.
+  const store = t.services.credentials;
+  const cached = store.cached.bind(store);
+  let asked = 0;
+  store.cached = (key) => {
+    asked++;
+    return cached(key);
+  };
+  try {
+    const flood = await pipelined(
+      port,
+      `/openapi/authorize/userinfo?user_id=${user.user_id}`,
+      400,
+      'x-api-key: nope\r\n',
+    );
+    assert.equal(flood.closed, true);
+    // A request on another connection is answered after everything the flood left behind.
+    assert.deepEqual(await pipelined(port, '/healthz', 1), { answers: 1, closed: false });
+    // Asked twice a request (the hook's fast path, then byApiKey): at most the first 16 ran.
+    assert.ok(asked <= 2 * MAX_WAITING, `asked ${String(asked)} times for 400 requests`);
+  } finally {
+    store.cached = cached;
+  }
 });
