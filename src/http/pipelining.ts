@@ -24,7 +24,7 @@ export function limitPipelining(server: Server): void {
     response.once('close', () => {
       waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
     });
-    // The request is still handled (its answer goes nowhere); what it would have held is gone.
+    // Node still hands over the rest of what it read; app.ts runs nothing for a closed connection.
     if (n > MAX_WAITING) socket.destroy();
   });
 }
