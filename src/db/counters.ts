@@ -23,7 +23,7 @@ export async function bump<T extends 'user_stats' | 'groups' | 'moments' | 'luck
   await sql`update ${sql.table(table)} set ${sql.join(sets)} where ${sql.ref(keyColumn)} = ${key}`.execute(tx);
 }
 
-type LockedTable = 'user_stats' | 'groups' | 'moments' | 'lucky_boxes' | 'bots';
+type LockedTable = 'users' | 'user_stats' | 'groups' | 'moments' | 'lucky_boxes' | 'bots';
 
 /**
  * Locks one row until the transaction ends, so that reading its counters, checking a limit and

@@ -7,14 +7,14 @@ import type { Work } from '../../db/work.js';
 import { describeValidation } from '../../http/validation.js';
 import { namedFields } from './named.js';
 
+/** The batch's transaction, shared by its events. */
+export interface EventContext extends Work {
+  readonly eventId: string;
+}
+
 /** The batch's transaction as a run of events of one type sees it (set-based SQL differs by store). */
 export interface BatchContext extends Work {
   readonly dialect: Dialect;
-}
-
-/** The batch's transaction, shared by its events (the store's dialect too: SQLite has no FOR UPDATE). */
-export interface EventContext extends BatchContext {
-  readonly eventId: string;
 }
 
 /**

@@ -23,11 +23,11 @@ const GroupUpserted = Type.Object({
 });
 
 export const groupEvents = [
-  defineEvent('group.upserted', GroupUpserted, async ({ tx, dialect, now }, d) => {
+  defineEvent('group.upserted', GroupUpserted, async ({ tx, now }, d) => {
     if (Buffer.byteLength(d.invite_url) > INVITE_URL_MAX_BYTES) return 'invite_url_too_long';
-    // The group first, locked on PostgreSQL: the fields merged below are then those of the last
-    // upsert of this group to commit (see findGroupForUpdate).
-    const existing = await repo.findGroupForUpdate(tx, dialect, d.group_id);
+    // The group first, locked: the fields merged below are then those of the last upsert of this
+    // group to commit (see findGroupLocked).
+    const existing = await repo.findGroupLocked(tx, d.group_id);
     const urlOwner = await repo.groupIdByInviteUrl(tx, d.invite_url);
     if (urlOwner !== undefined && urlOwner !== d.group_id) return 'invite_url_taken';
     if (d.owner_id !== undefined && !(await usersExist(tx, [d.owner_id]))) return 'unknown_user';

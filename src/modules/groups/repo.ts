@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import type { Dialect } from '../../db/connect.js';
 import { bump, lockIfRoom, lockRow, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertRow } from '../../db/rows.js';
 import type { DB, GroupRole, GroupRow } from '../../db/types.js';
@@ -23,17 +22,14 @@ export const groupIdByInviteUrl = async (tx: Kysely<DB>, url: string): Promise<s
   )?.group_id;
 
 /**
- * findGroup for a write that merges into the row (group.upserted): on PostgreSQL the row is locked
- * (FOR UPDATE) until the transaction ends, so a concurrent upsert of the group waits, then reads
- * what this one wrote, instead of writing back values read before it. SQLite's one writer needs none.
+ * findGroup for a write that merges into the row (group.upserted): the row is locked first
+ * (lockRow) until the transaction ends, so a concurrent upsert of the group waits, then reads what
+ * this one wrote, instead of writing back values read before it.
  */
-export const findGroupForUpdate = (tx: Kysely<DB>, dialect: Dialect, groupId: string): Promise<GroupRow | undefined> =>
-  tx
-    .selectFrom('groups')
-    .selectAll()
-    .where('group_id', '=', groupId)
-    .$if(dialect === 'postgres', (q) => q.forUpdate())
-    .executeTakeFirst();
+export async function findGroupLocked(tx: Kysely<DB>, groupId: string): Promise<GroupRow | undefined> {
+  await lockRow(tx, 'groups', 'group_id', groupId);
+  return findGroup(tx, groupId);
+}
 
 export interface GroupFields {
   group_id: string;

@@ -20,10 +20,10 @@ export const userEvents = [
       level_icon: OptionalText(),
       chain_id: Type.Optional(ChainId),
     }),
-    async ({ tx, dialect, now, touch }, d) => {
-      // The user first, locked on PostgreSQL: the wallets read next, and the fields merged, are
-      // then those of the last upsert of this user to commit (see findUserForUpdate).
-      const existing = await repo.findUserForUpdate(tx, dialect, d.user_id);
+    async ({ tx, now, touch }, d) => {
+      // The user first, locked: the wallets read next, and the fields merged, are then those of
+      // the last upsert of this user to commit (see findUserLocked).
+      const existing = await repo.findUserLocked(tx, d.user_id);
       const chainId = d.chain_id ?? 1;
       const owner = await repo.walletOwner(tx, chainId, d.wallet_address);
       if (owner !== undefined && owner !== d.user_id) return 'wallet_taken';

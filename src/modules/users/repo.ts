@@ -1,7 +1,6 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import { bump, lockIfRoom, type Deltas } from '../../db/counters.js';
+import { bump, lockIfRoom, lockRow, type Deltas } from '../../db/counters.js';
 import { deleteRow, insertNew } from '../../db/rows.js';
-import type { Dialect } from '../../db/connect.js';
 import type { DB, UserRow } from '../../db/types.js';
 import { INTEGER_COLUMN_MAX } from '../../lib/schemas.js';
 
@@ -11,17 +10,14 @@ export const findUser = (tx: Kysely<DB>, userId: string): Promise<UserRow | unde
   tx.selectFrom('users').selectAll().where('user_id', '=', userId).executeTakeFirst();
 
 /**
- * findUser for a write that merges into the row: on PostgreSQL the row is locked (FOR UPDATE)
- * until the transaction ends, so a concurrent upsert of the same user waits, then reads what this
- * one wrote, instead of writing back values read before it. SQLite's one writer needs no lock.
+ * findUser for a write that merges into the row: the row is locked first (lockRow) until the
+ * transaction ends, so a concurrent upsert of the same user waits, then reads what this one wrote,
+ * instead of writing back values read before it.
  */
-export const findUserForUpdate = (tx: Kysely<DB>, dialect: Dialect, userId: string): Promise<UserRow | undefined> =>
-  tx
-    .selectFrom('users')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .$if(dialect === 'postgres', (q) => q.forUpdate())
-    .executeTakeFirst();
+export async function findUserLocked(tx: Kysely<DB>, userId: string): Promise<UserRow | undefined> {
+  await lockRow(tx, 'users', 'user_id', userId);
+  return findUser(tx, userId);
+}
 
 export async function usersExist(tx: Kysely<DB>, ids: readonly string[]): Promise<boolean> {
   const unique = [...new Set(ids)];
@@ -31,7 +27,7 @@ export async function usersExist(tx: Kysely<DB>, ids: readonly string[]): Promis
 
 /**
  * Inserts the user, or updates the one there. `isNew`: the caller read no such user, locked
- * (findUserForUpdate), and merged into nothing; the insert then has no ON CONFLICT, so a user a
+ * (findUserLocked), and merged into nothing; the insert then has no ON CONFLICT, so a user a
  * concurrent transaction created meanwhile fails it with a unique violation (23505), and the
  * transaction is retried (db/retry.ts) and finds that user, rather than overwriting its fields.
  */
