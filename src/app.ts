@@ -112,11 +112,10 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   app.setSerializerCompiler(serializerCompiler(options.eagerSchemas === true));
   app.setErrorHandler(errorHandler);
   // Every operator path needs the bearer, unknown ones too: a 404 would tell a stranger which exist.
-  app.setNotFoundHandler((request, reply) =>
-    pathOf(request.url).startsWith('/internal/') && !bearerMatches(request.headers.authorization, s.adminTokenHash)
-      ? errorHandler(new AppError(Errors.unauthorized), request, reply)
-      : notFoundHandler(request, reply),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const refusal = operatorRefusal(request);
+    return refusal === undefined ? notFoundHandler(request, reply) : errorHandler(refusal, request, reply);
+  });
   app.decorateRequest('credential', null);
 
   const logRequests = REQUEST_LOG_LEVELS.has(app.log.level);
@@ -213,7 +212,8 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   await app.register((operator: App, _options, done) => {
     // No guess limit here (the console's sign-in has one): operator-api.md answers a wrong token
     // 401, and a lock would let strangers stop the application's event feed. The token is long
-    // and random (generated, or at least 16 characters), and compared in constant time.
+    // and random (generated, or set: one under 16 characters is warned of at start), and compared
+    // in constant time.
     operator.addHook('onRequest', (request, _reply, done) => {
       done(
         bearerMatches(request.headers.authorization, s.adminTokenHash) ? undefined : new AppError(Errors.unauthorized),

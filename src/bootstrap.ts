@@ -46,7 +46,7 @@ const readOnly = (e: unknown): boolean => errorCode(e)?.startsWith('SQLITE_READO
 
 const readOnlyStore = (url: string, e: unknown): StartupError =>
   new StartupError(
-    `DATABASE_URL: the database at ${url} is read-only (${reason(e)}); the platform must be able to write the file and its folder`,
+    `DATABASE_URL: the database at ${withoutPassword(url)} is read-only (${reason(e)}); the platform must be able to write the file and its folder`,
   );
 
 /** Opens the store and checks that it answers; a failure is one line naming DATABASE_URL. */
@@ -58,7 +58,7 @@ export async function reachDb(url: string): Promise<Db> {
     return db;
   } catch (e) {
     await db?.close().catch(() => undefined);
-    if (readOnly(e)) throw readOnlyStore(withoutPassword(url), e);
+    if (readOnly(e)) throw readOnlyStore(url, e);
     throw new StartupError(`DATABASE_URL: cannot reach the database at ${withoutPassword(url)} (${reason(e)})`);
   }
 }
@@ -83,7 +83,7 @@ export async function migrateStore(db: Db, url: string): Promise<string[]> {
   try {
     return await migrate(db);
   } catch (e) {
-    if (readOnly(e)) throw readOnlyStore(withoutPassword(url), e);
+    if (readOnly(e)) throw readOnlyStore(url, e);
     const unknown = e instanceof Error ? /previously executed migration (\S+) is missing/.exec(e.message) : null;
     if (unknown === null) throw e;
     throw new StartupError(

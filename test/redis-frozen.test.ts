@@ -5,12 +5,14 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
+import type { LinkTimings } from '../src/lib/redis-link.js';
 import { openSharedState, type SharedState } from '../src/lib/shared-state.js';
 import { freePort, startRedis, type Proc } from './helpers/process.js';
 
 const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0;
 
-describe('Redis frozen while running', { skip: !hasRedisServer && 'redis-server not installed' }, () => {
+/** Starts a private Redis and the shared state on it, for one suite: thawed and stopped after it. */
+function privateRedis() {
   let redis: Proc | undefined;
   let shared: SharedState | undefined;
   after(async () => {
@@ -18,12 +20,20 @@ describe('Redis frozen while running', { skip: !hasRedisServer && 'redis-server 
     await shared?.close();
     await redis?.stop();
   });
+  return async (timings?: LinkTimings): Promise<{ redis: Proc; shared: SharedState }> => {
+    redis = await startRedis(await freePort());
+    const port = /port (\d+)/.exec(redis.child.spawnargs.join(' '))?.[1] ?? '';
+    shared = await openSharedState(`redis://127.0.0.1:${port}`, timings);
+    return { redis, shared };
+  };
+}
+
+describe('Redis frozen while running', { skip: !hasRedisServer && 'redis-server not installed' }, () => {
+  const start = privateRedis();
 
   // Bounded well below "forever", above a few command timeouts.
   it('nonce claims answer from memory', { timeout: 20_000 }, async () => {
-    redis = await startRedis(await freePort());
-    const port = /port (\d+)/.exec(redis.child.spawnargs.join(' '))?.[1] ?? '';
-    shared = await openSharedState(`redis://127.0.0.1:${port}`);
+    const { redis, shared } = await start();
     await shared.redis?.connected(10_000);
     const now = Date.now();
     // Keys are digests: the memory store tells them apart by their first 52 bits.
@@ -42,19 +52,11 @@ describe(
   'Redis frozen: the link is lost after one timeout',
   { skip: !hasRedisServer && 'redis-server not installed' },
   () => {
-    let redis: Proc | undefined;
-    let shared: SharedState | undefined;
-    after(async () => {
-      redis?.child.kill('SIGCONT');
-      await shared?.close();
-      await redis?.stop();
-    });
+    const start = privateRedis();
 
     it('later commands fall back without being sent; a PING answered brings it back', { timeout: 20_000 }, async () => {
-      redis = await startRedis(await freePort());
-      const port = /port (\d+)/.exec(redis.child.spawnargs.join(' '))?.[1] ?? '';
       // The probe interval is the only real wait here: shortened, as is the first command's timeout.
-      shared = await openSharedState(`redis://127.0.0.1:${port}`, { commandTimeoutMs: 200, probeIntervalMs: 50 });
+      const { redis, shared } = await start({ commandTimeoutMs: 200, probeIntervalMs: 50 });
       const link = shared.redis;
       assert.ok(link, 'REDIS_URL opens a link');
       await link.connected(10_000);

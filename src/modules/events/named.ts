@@ -39,6 +39,8 @@ export function namedFields(schema: TSchema): Picker {
   }
   if (IsUnion(schema)) {
     const variants = schema.anyOf.map((s) => ({ pick: namedFields(s), fits: Compile(s) }));
+    // Variants of plain values (an amount as text or a number) have nothing to leave out.
+    if (variants.every((v) => v.pick === asIs)) return asIs;
     return (value) => {
       for (const { pick, fits } of variants) {
         const kept = pick(value);

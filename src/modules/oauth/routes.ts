@@ -35,7 +35,7 @@ const loginResponses = <S extends TSchema>(success: S) => ({
 const tokenSecurity: Record<string, string[]>[] = [{ accessToken: [] }, { accessTokenBearer: [] }];
 const tokenDescription =
   'The access token in the access_token header, or as Authorization: Bearer (RFC 6750 section 2.1); given both ' +
-  'ways, they must be equal. A Bearer token that fails (-2013, -2015) is answered with WWW-Authenticate: ' +
+  'ways, the access_token header is the one read. A Bearer token that fails (-2013, -2015) is answered with WWW-Authenticate: ' +
   'Bearer error="invalid_token" beside the same body.';
 
 /** A Token-header call: the token the request presents must be live and for `userId`. */
