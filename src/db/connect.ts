@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase } from 'kysely';
 import type { Pool } from 'pg';
+import { type CheckpointerOptions, WAL_KEPT_BYTES, WalCheckpointer } from './checkpointer.js';
 import type { DB } from './types.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -20,6 +21,8 @@ export interface Db {
    */
   readonly native:
     { dialect: 'sqlite'; reader: SQLite.Database; writer: SQLite.Database } | { dialect: 'postgres'; pool: Pool };
+  /** SQLite on a file: runs its WAL checkpoints on a worker thread while it is written heavily. */
+  readonly checkpointer?: WalCheckpointer;
   close(): Promise<void>;
 }
 
@@ -45,10 +48,12 @@ export interface OpenOptions {
   /** PostgreSQL only: work inside this schema (created when missing); tests use one schema each. */
   schema?: string;
   poolSize?: number;
+  /** SQLite only: when WAL checkpoints move to a worker thread (checkpointer.ts). */
+  checkpoints?: CheckpointerOptions;
 }
 
 export async function openDb(url: string, options: OpenOptions = {}): Promise<Db> {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), options.checkpoints);
   return openPostgres(url, options);
 }
 
@@ -69,7 +74,7 @@ function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
-function openSqlite(path: string): Db {
+function openSqlite(path: string, checkpoints: CheckpointerOptions | undefined): Db {
   const memory = path === ':memory:';
   if (!memory) mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
@@ -85,6 +90,7 @@ function openSqlite(path: string): Db {
   // cache grows only with the pages actually read, so a small store stays small.
   sqlite.pragma('cache_size = -16384');
   sqlite.pragma('wal_autocheckpoint = 16000');
+  sqlite.pragma(`journal_size_limit = ${String(WAL_KEPT_BYTES)}`);
   // A statement that writes many rows inside a transaction (every set-based statement of an event
   // batch) keeps the original of each page it changes in a statement journal, so that it can be
   // undone alone; past 64 KB that journal is a temporary file, one write per page (the ingest
@@ -97,17 +103,23 @@ function openSqlite(path: string): Db {
   const reader = memory ? sqlite : new SQLite(path, { readonly: true, fileMustExist: true });
   if (!memory) reader.pragma(`busy_timeout = ${String(SQLITE_BUSY_MS)}`);
   const k = new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) });
+  const checkpointer = memory ? undefined : new WalCheckpointer(path, checkpoints);
   return {
     dialect: 'sqlite',
     k,
     schema: undefined,
     native: { dialect: 'sqlite', reader, writer: sqlite },
-    // The reader first: only the last connection to close checkpoints the WAL into the file and
-    // deletes it, and a read-only one does neither. A -wal file left beside the database would be
-    // replayed onto a backup copied in its place (README, Backups).
+    checkpointer,
+    // The checkpoint worker's and the reader's first: only the last connection to close
+    // checkpoints the WAL into the file and deletes it, and a read-only one does neither. A -wal
+    // file left beside the database would be replayed onto a backup copied in its place (README,
+    // Backups).
     close: async () => {
+      await checkpointer?.close();
       if (reader !== sqlite) reader.close();
       await k.destroy();
+      // Kysely closes the writer only if it ever used it.
+      if (sqlite.open) sqlite.close();
     },
   };
 }
