@@ -14,8 +14,8 @@ import { Worker } from 'node:worker_threads';
  * the WAL starts over after it. Measured A/B on the ingest bench (alternating rounds, one host):
  * 48,400 events/s against 45,500, p99 143 ms against 186.
  * A worker costs about 16 MB of RSS (a V8 isolate), so it runs only while the store is written
- * heavily: it starts when the WAL file grew at the heavy rate since the last look, and ends after
- * a run of checkpoints that each found less than that rate's share of new frames.
+ * heavily: it starts when the WAL file grew at the heavy rate since the last look, and ends once
+ * the WAL has grown below that rate, on average, for quietMs.
  */
 export interface CheckpointerOptions {
   /** Bytes of WAL a second from which writes count as heavy. */
@@ -24,8 +24,8 @@ export interface CheckpointerOptions {
   lookEveryMs: number;
   /** How often the worker checkpoints. */
   checkpointEveryMs: number;
-  /** The worker ends after this many checkpoints in a row below the heavy rate. */
-  quietCheckpoints: number;
+  /** The worker ends once the WAL has grown below the heavy rate for this long. */
+  quietMs: number;
   /** Milliseconds, for the rate between two looks (tests set it). */
   now: () => number;
 }
@@ -39,8 +39,7 @@ export const CHECKPOINTER_DEFAULTS: CheckpointerOptions = {
   lookEveryMs: 1_000,
   // 50 ms and 250 ms measured alike on the ingest bench.
   checkpointEveryMs: 50,
-  // Thirty seconds below the heavy rate.
-  quietCheckpoints: 600,
+  quietMs: 30_000,
   now: () => performance.now(),
 };
 
@@ -79,34 +78,44 @@ const restarts = () => (readSync(wal, header, 0, 4, 12) === 4 ? header.readUInt3
 let sequence = 0;
 sequence = restarts();
 let frames = 0;
-let at = performance.now();
-let quiet = 0;
+// The current quiet run: when it began and the frames added since. A run whose frames exceed the
+// heavy rate's share of its time starts over; one that lasts quietMs ends the worker.
+let runAt = performance.now();
+let runFrames = 0;
+let ended = false;
 function tick() {
   const started = restarts();
   const result = checkpoint.get();
   if (result.busy !== 0 || result.log < 0) return result;
   const now = performance.now();
-  const added = started === sequence ? Math.max(result.log - frames, 0) : result.log;
-  const heavy = (workerData.heavyBytesPerSecond * (now - at)) / 1000 / pageBytes;
-  quiet = added <= heavy ? quiet + 1 : 0;
+  runFrames += started === sequence ? Math.max(result.log - frames, 0) : result.log;
   frames = result.log;
   sequence = started;
-  at = now;
-  if (quiet >= workerData.quietCheckpoints) stop();
+  if (runFrames > (workerData.heavyBytesPerSecond * (now - runAt)) / 1000 / pageBytes) {
+    runAt = now;
+    runFrames = 0;
+  } else if (now - runAt >= workerData.quietMs) stop();
   return result;
 }
 const timer = setInterval(tick, workerData.checkpointEveryMs);
+// Messages already posted still arrive after the port closes: a stop, or a checkpoint, after the end.
 function stop() {
+  if (ended) return;
+  ended = true;
   clearInterval(timer);
   closeSync(wal);
   db.close();
   parentPort.close();
 }
 parentPort.on('message', (message) => {
+  if (ended) return;
   if (message === 'checkpoint') parentPort.postMessage(tick());
   else stop();
 });
 `;
+
+const errorCodeOf = (e: unknown): string | undefined =>
+  typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 
 const isCheckpointResult = (m: unknown): m is CheckpointResult =>
   typeof m === 'object' &&
@@ -128,6 +137,8 @@ export class WalCheckpointer {
   private last: { bytes: number; at: number } | undefined;
   private failed = false;
   private closed = false;
+  /** Someone waits for the worker to end (stopped, close): it stays referenced. */
+  private awaited = false;
   private readonly replies: ((result: CheckpointResult | undefined) => void)[] = [];
 
   constructor(
@@ -158,7 +169,7 @@ export class WalCheckpointer {
     return this.running;
   }
 
-  /** Runs one checkpoint on the worker now; undefined when no worker runs or it ended first. */
+  /** Runs one checkpoint on the worker now (tests ask); undefined when no worker runs or it ended first. */
   checkpoint(): Promise<CheckpointResult | undefined> {
     const worker = this.worker;
     if (worker === undefined) return Promise.resolve(undefined);
@@ -170,8 +181,9 @@ export class WalCheckpointer {
     });
   }
 
-  /** Resolves once the worker running now (if any) has ended; the process waits for it meanwhile. */
+  /** Resolves once the worker running now (if any) has ended (tests ask); the process waits for it meanwhile. */
   stopped(): Promise<void> {
+    this.awaited = true;
     this.worker?.ref();
     return this.exited;
   }
@@ -179,6 +191,7 @@ export class WalCheckpointer {
   /** Ends the worker, its connection closed first, before the store's own connections close. */
   async close(): Promise<void> {
     this.closed = true;
+    this.awaited = true;
     clearInterval(this.timer);
     // Unreferenced, the worker would let a process with nothing else to do exit before it ends,
     // leaving the store's own connections open (and the WAL beside the file).
@@ -197,13 +210,14 @@ export class WalCheckpointer {
         path: this.path,
         heavyBytesPerSecond: this.options.heavyBytesPerSecond,
         checkpointEveryMs: this.options.checkpointEveryMs,
-        quietCheckpoints: this.options.quietCheckpoints,
+        quietMs: this.options.quietMs,
       },
       resourceLimits: WORKER_LIMITS,
     });
     // Its timer must not keep a process alive that has nothing else to do.
     worker.unref();
     this.worker = worker;
+    this.awaited = false;
     this.exited = new Promise((resolve) => {
       worker.once('exit', () => {
         this.worker = undefined;
@@ -214,12 +228,14 @@ export class WalCheckpointer {
     });
     worker.on('message', (result: unknown) => {
       if (isCheckpointResult(result)) this.replies.shift()?.(result);
-      if (this.replies.length === 0 && !this.closed) worker.unref();
+      if (this.replies.length === 0 && !this.awaited) worker.unref();
     });
     // The connection's own autocheckpoint goes on bounding the WAL; one warning, no retries.
-    worker.on('error', (e) => {
+    // A SqliteError arrives as a plain object with its code only (its message is not enumerable).
+    worker.on('error', (e: unknown) => {
       this.failed = true;
-      process.emitWarning(`SQLite checkpoint worker stopped: ${e.message}; checkpoints run on commit again`, {
+      const reason = e instanceof Error ? e.message : (errorCodeOf(e) ?? 'unknown error');
+      process.emitWarning(`SQLite checkpoint worker stopped: ${reason}; checkpoints run on commit again`, {
         code: 'DB_CHECKPOINTER',
       });
     });
