@@ -157,7 +157,10 @@ await describeStores(
     });
 
     it('the outbox refuses a limit outside 1..1000 or a cursor that is not a number (400 invalid_request)', async () => {
-      for (const query of ['limit=0', 'limit=1001', 'limit=-1', 'limit=ten', 'limit=1.5', 'after=abc', 'after=-1']) {
+      const queries = ['limit=0', 'limit=1001', 'limit=-1', 'limit=ten', 'limit=1.5', 'after=abc', 'after=-1'];
+      // The limit is read as the cursor is: decimal digits, not '1e2', hex, '+5', ' 5' or '5.0'.
+      queries.push('limit=1e2', 'limit=0x10', 'limit=%2B5', 'limit=%205', 'limit=5.0');
+      for (const query of queries) {
         fails(await call('GET', `/internal/v1/messages?${query}`), 400, 'invalid_request', query);
       }
     });

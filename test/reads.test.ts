@@ -87,6 +87,13 @@ await describeStores('read API', (t) => {
       { size: 101 },
       { page: 'x' },
       { size: 1.5 },
+      // Decimal digits only: not what JavaScript's Number() also reads (decisions.md section 4).
+      { size: '1e1' },
+      { size: '0x10' },
+      { size: '+5' },
+      { size: ' 5' },
+      { size: '5.0' },
+      { page: '1e0' },
     ];
     for (const bad of bads) {
       const r = await get('/openapi/user/followers', bad);

@@ -5,7 +5,12 @@ import { describe, it } from 'node:test';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Ajv } from 'ajv';
-import { describeValidation, validatorCompiler } from '../src/http/validation.js';
+import {
+  compileCoercing,
+  describeValidation,
+  type ValidationIssue,
+  validatorCompiler,
+} from '../src/http/validation.js';
 
 const schema = Type.Object(
   {
@@ -46,17 +51,17 @@ describe('describeValidation', () => {
   });
 });
 
+const route = (httpPart: string, s: object = schema) => ({ schema: s, method: 'POST', url: '/x', httpPart });
+type Validator = ((data: unknown, context?: { parentData: object; parentDataProperty: string }) => unknown) & {
+  errors?: ValidationIssue[] | null;
+  schemaEnv?: unknown;
+};
+const compile = (eager: boolean, httpPart: string, s?: object) =>
+  validatorCompiler(eager)(route(httpPart, s)) as Validator;
+
 // Route validators are compiled on a route's first request (src/http/validation.ts); Fastify reads
 // the errors of a failed check off the validator function itself.
 describe('validatorCompiler', () => {
-  const route = (httpPart: string, s: object = schema) => ({ schema: s, method: 'POST', url: '/x', httpPart });
-  type Validator = ((data: unknown, context?: { parentData: object; parentDataProperty: string }) => unknown) & {
-    errors?: unknown;
-    schemaEnv?: unknown;
-  };
-  const compile = (eager: boolean, httpPart: string, s?: object) =>
-    validatorCompiler(eager)(route(httpPart, s)) as Validator;
-
   it('lazy and eager validators answer alike and leave the same errors on themselves', () => {
     for (const httpPart of ['body', 'querystring']) {
       const lazy = compile(false, httpPart);
@@ -92,5 +97,46 @@ describe('validatorCompiler', () => {
     assert.throws(() => compile(true, 'body', broken));
     const lazy = compile(false, 'body', broken);
     assert.throws(() => lazy({}));
+  });
+});
+
+// An integer given as text (query strings, path parameters, form fields) is decimal digits with a
+// minus sign at most, on every surface: Ajv's coercion alone reads JavaScript's number syntax.
+describe('integers as text', () => {
+  const query = Type.Object({
+    limit: Type.Optional(Type.Integer({ minimum: -100, maximum: 100 })),
+    id: Type.Optional(Type.Union([Type.String(), Type.Integer()])),
+  });
+  const lenient = ['1e1', '0x10', '0b1', '0o7', '+5', ' 5', '5 ', '5.0', '1_0', 'Infinity', ''];
+
+  it('route validators (eager or lazy) and the parameter readers refuse other spellings', () => {
+    const validators = [compile(true, 'querystring', query), compile(false, 'querystring', query)];
+    for (const validate of [...validators, compileCoercing(query)]) {
+      for (const text of lenient) {
+        assert.equal(validate({ limit: text }), false, JSON.stringify(text));
+        assert.equal(describeValidation('querystring', validate.errors ?? []), 'querystring.limit: must be integer');
+        // A repeated query parameter arrives as an array.
+        assert.equal(validate({ limit: [text] }), false, JSON.stringify([text]));
+      }
+      for (const [text, read] of [
+        ['5', 5],
+        ['-5', -5],
+        ['007', 7],
+      ] as const) {
+        const data: Record<string, unknown> = { limit: text };
+        assert.equal(validate(data), true, text);
+        assert.equal(data.limit, read);
+      }
+      // A number (a JSON body's) and a union's text are not held to it.
+      assert.equal(validate({ limit: 5 }), true);
+      assert.equal(validate({ id: '0x10' }), true);
+    }
+  });
+
+  it('holds a schema that is itself an integer to it too', () => {
+    const lazy = compile(false, 'params', { type: 'integer' });
+    const parent = { q: '1e1' };
+    assert.equal(lazy(parent.q, { parentData: parent, parentDataProperty: 'q' }), false);
+    assert.deepEqual(parent, { q: '1e1' });
   });
 });

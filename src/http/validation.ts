@@ -1,6 +1,7 @@
 // Two Ajv instances: query strings, path parameters and headers arrive as text and are coerced
 // to the schema's types; JSON bodies are checked strictly (a number is not a string, unknown
-// fields are refused, nothing is silently removed).
+// fields are refused, nothing is silently removed). An integer given as text is decimal digits,
+// with a minus sign at most: Ajv's coercion alone would read '1e3', '0x10', '+5', ' 5' and '5.0'.
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
@@ -11,6 +12,59 @@ const strict = new Ajv({ ...base, coerceTypes: false });
 
 /** Where the checked value sits (its parent and key), which Ajv needs to replace the value itself. */
 type DataValidationCxt = Parameters<ValidateFunction>[1];
+
+/** The one spelling of an integer as text, as the operator feed's `after` cursor has always been read. */
+const INTEGER_TEXT = /^-?\d+$/;
+
+const isIntegerSchema = (s: unknown): boolean => isRecord(s) && s.type === 'integer';
+
+/** Ajv's own answer to a value that is no integer, so every surface words it as before. */
+const notInteger = (path: string) => ({
+  keyword: 'type',
+  instancePath: path,
+  schemaPath: '#/type',
+  params: { type: 'integer' },
+  message: 'must be integer',
+});
+
+/**
+ * Where `schema` wants an integer (itself, or one of its properties): the instance path and a
+ * reader of the value there. Unions are left to Ajv: text that is no integer may be their text.
+ */
+function integerSlots(schema: unknown): { path: string; read: (data: unknown) => unknown }[] {
+  if (isIntegerSchema(schema)) return [{ path: '', read: (data) => data }];
+  const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
+  return Object.entries(properties)
+    .filter(([, s]) => isIntegerSchema(s))
+    .map(([key]) => ({ path: `/${key}`, read: (data) => (isRecord(data) ? data[key] : undefined) }));
+}
+
+/**
+ * Compiles `schema` with coercion, refusing first an integer given as text of another spelling (a
+ * repeated query parameter arrives as an array of texts: each is held to it).
+ */
+function compileText(schema: object): ValidateFunction {
+  const compiled = coercing.compile(schema);
+  const slots = integerSlots(schema);
+  if (slots.length === 0) return compiled;
+  const validate = ((data: unknown, context?: DataValidationCxt): boolean => {
+    for (const { path, read } of slots) {
+      const value = read(data);
+      const texts = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === 'string');
+      if (texts.some((t) => !INTEGER_TEXT.test(t))) {
+        validate.errors = [notInteger(path)];
+        return false;
+      }
+    }
+    const valid = compiled(data, context);
+    validate.errors = compiled.errors;
+    return valid;
+  }) as ValidateFunction;
+  validate.errors = null;
+  // Ajv's own functions have one; Fastify hands the parent (for coercing the value itself) only then.
+  validate.schemaEnv = compiled.schemaEnv;
+  return validate;
+}
 
 /** What Fastify calls per request: Ajv's answer, and its errors read off the function itself. */
 interface Validate {
@@ -30,12 +84,12 @@ interface Validate {
  */
 export function validatorCompiler(eager: boolean): FastifySchemaCompiler<object> {
   return ({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? strict : coercing;
-    if (eager) return ajv.compile(schema);
+    const compile = httpPart === 'body' ? (s: object) => strict.compile(s) : compileText;
+    if (eager) return compile(schema);
     let compiled: ValidateFunction | undefined;
     const validate: Validate = Object.assign(
       (data: unknown, context?: DataValidationCxt): boolean => {
-        compiled ??= ajv.compile(schema);
+        compiled ??= compile(schema);
         const valid = compiled(data, context);
         validate.errors = compiled.errors;
         return valid;
@@ -47,7 +101,7 @@ export function validatorCompiler(eager: boolean): FastifySchemaCompiler<object>
 }
 
 /** A validator that coerces text to the schema's types (form fields, query strings) and applies defaults. */
-export const compileCoercing = <S extends TSchema>(schema: S) => coercing.compile<Static<S>>(schema);
+export const compileCoercing = <S extends TSchema>(schema: S) => compileText(schema) as ValidateFunction<Static<S>>;
 
 /** A JSON object (not an array, not null). */
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
