@@ -737,6 +737,13 @@ await describeStores(
         body: TOKEN_INVALID,
         challenge: undefined,
       });
+      // Only ASCII spaces part the scheme from its token (RFC 6750 section 2.1), as for the operator's.
+      for (const space of ['\t', '\u00a0', '\u2003'])
+        assert.deepEqual(
+          await tokenCall('info', { authorization: `Bearer${space}${access_token}` }),
+          { status: 200, body: TOKEN_INVALID, challenge: undefined },
+          JSON.stringify(space),
+        );
     });
 
     it('a Bearer header changes nothing on X-API-KEY and signed endpoints', async () => {

@@ -2,7 +2,7 @@
 // the outbox feed, all behind the operator's bearer token.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { adminHeaders, describeStores, FakeClock } from './helpers/app.js';
+import { ADMIN_TOKEN, adminHeaders, describeStores, FakeClock } from './helpers/app.js';
 import {
   applyEvents,
   BOT_CREDS_FIELDS,
@@ -192,6 +192,20 @@ await describeStores(
           fails({ status: res.statusCode, body: res.json() }, 401, 'unauthorized', `${method} ${url}`);
         }
       }
+    });
+
+    it('reads the bearer token as every Authorization header: any case, then one or more ASCII spaces', async () => {
+      const status = async (authorization: string) =>
+        (await t().app.inject({ method: 'GET', url: '/internal/v1/messages?limit=1', headers: { authorization } }))
+          .statusCode;
+      for (const authorization of [`bearer ${ADMIN_TOKEN}`, `BEARER   ${ADMIN_TOKEN}`, ` Bearer ${ADMIN_TOKEN}\t`])
+        assert.equal(await status(authorization), 200, JSON.stringify(authorization));
+      // RFC 6750 section 2.1: `Bearer 1*SP b64token`; a tab or Unicode whitespace parts nothing.
+      for (const space of ['\u00a0', '\u2003', '\u3000', '\t']) {
+        assert.equal(await status(`Bearer${space}${ADMIN_TOKEN}`), 401, JSON.stringify(space));
+        assert.equal(await status(`Bearer ${ADMIN_TOKEN}${space}x`), 401, JSON.stringify(space));
+      }
+      assert.equal(await status(`Bearer ${ADMIN_TOKEN}\u00a0`), 401);
     });
 
     it('a path under /internal/ that names nothing answers 401 without the bearer, 404 with it', async () => {

@@ -2,6 +2,7 @@
 // once, and kept (as a hash) for later starts.
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/types.js';
+import { credentialsOf } from '../../http/authorization.js';
 import { safeEqual, sha256Hex } from '../../lib/crypto.js';
 import type { GuessLimiter } from '../../lib/guess-limit.js';
 import { newAdminToken } from '../../lib/ids.js';
@@ -24,10 +25,10 @@ export async function ensureAdminToken(db: Kysely<DB>, configured: string | unde
   return winner === hash ? { hash, generated: token } : { hash: winner };
 }
 
+/** Whether `header` is `Bearer <token>` (read as every Authorization header is) with the operator's token. */
 export function bearerMatches(header: string | undefined, hash: string): boolean {
-  if (header === undefined) return false;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return m?.[1] !== undefined && safeEqual(sha256Hex(m[1]), hash);
+  const words = credentialsOf(header, 'bearer');
+  return words?.length === 1 && words[0] !== undefined && safeEqual(sha256Hex(words[0]), hash);
 }
 
 /**
@@ -42,7 +43,7 @@ export async function operatorBearer(
   address: string,
   hash: string,
 ): Promise<boolean> {
-  if (header === undefined || !/^Bearer(?:\s|$)/i.test(header)) return false;
+  if (credentialsOf(header, 'bearer') === undefined) return false;
   return (await guesses.attempt(address, () => Promise.resolve(bearerMatches(header, hash) || undefined))) === true;
 }
 
