@@ -99,6 +99,12 @@ export const Errors = {
   botNotDeletable: def('bot_not_deletable', 409, 'Conflict', 'created bots cannot be deleted'),
   unknownDelivery: def('unknown_delivery', 404, 'Not Found', 'unknown webhook delivery'),
   deliveryNotFailed: def('delivery_not_failed', 409, 'Conflict', 'only a failed delivery can be redelivered'),
+  deliveryInFlight: def(
+    'delivery_in_flight',
+    409,
+    'Conflict',
+    'the update is being delivered right now; redeliver it if this attempt fails',
+  ),
   webhookNotSet: def('webhook_not_set', 409, 'Conflict', 'the bot receives by long polling; set a Webhook URL first'),
 
   // Login (seed-api.md Authorization login; decisions.md section 5)

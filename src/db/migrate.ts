@@ -11,6 +11,7 @@ import { oauthPkceMigration } from './migrations/0006_oauth_pkce.js';
 import { consoleMigration } from './migrations/0007_console.js';
 import { retentionMigration } from './migrations/0008_retention.js';
 import { editOrderMigration } from './migrations/0009_edit_order.js';
+import { deliveryLeaseMigration } from './migrations/0010_delivery_lease.js';
 import type { DB } from './types.js';
 
 /** The schema's migrations, in order. */
@@ -25,6 +26,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0007_console': consoleMigration(dialect),
     '0008_retention': retentionMigration(),
     '0009_edit_order': editOrderMigration(dialect),
+    '0010_delivery_lease': deliveryLeaseMigration(),
   };
 }
 

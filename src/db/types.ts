@@ -268,6 +268,8 @@ export interface UpdatesTable {
   attempts: number;
   next_attempt_at: number;
   last_error: string | null;
+  /** Until when an attempt under way holds it (0010); null when none does. A redelivery waits for it to end. */
+  leased_until: number | null;
 }
 
 export interface WebhookDeliveriesTable {

@@ -238,11 +238,14 @@ export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
 
 export type DueHead = Awaited<ReturnType<typeof dueHeads>>[number];
 
-/** Leases a due Update until `until` (one atomic UPDATE): false when another dispatcher took it first. */
+/**
+ * Leases a due Update until `until` (one atomic UPDATE): false when another dispatcher took it
+ * first. `leased_until` tells a redelivery that an attempt is under way (retryNow).
+ */
 export async function leaseUpdate(tx: Kysely<DB>, seq: number, now: number, until: number): Promise<boolean> {
   const r = await tx
     .updateTable('updates')
-    .set({ next_attempt_at: until })
+    .set({ next_attempt_at: until, leased_until: until })
     .where('seq', '=', seq)
     .where('next_attempt_at', '<=', now)
     .executeTakeFirst();
@@ -259,7 +262,7 @@ export async function insertDelivery(tx: Kysely<DB>, d: Insertable<WebhookDelive
   await tx.insertInto('webhook_deliveries').values(d).execute();
 }
 
-/** Counts a failed attempt of a leased Update and makes it due again `at`, with its error. */
+/** Counts a failed attempt of a leased Update, ends its lease and makes it due again `at`, with its error. */
 export async function retryLater(
   tx: Kysely<DB>,
   h: { seq: number; bot_user_id: string; attempts: number },
@@ -267,7 +270,7 @@ export async function retryLater(
 ): Promise<void> {
   await tx
     .updateTable('updates')
-    .set({ attempts: sql`attempts + 1`, next_attempt_at: r.at, last_error: r.error })
+    .set({ attempts: sql`attempts + 1`, next_attempt_at: r.at, last_error: r.error, leased_until: null })
     .where('seq', '=', h.seq)
     // A new Webhook URL set while this attempt was out to the old one leaves the Update as the
     // change left it (due now, or leased for its first attempt), not pushed back by the old
@@ -360,13 +363,32 @@ export const laterSuccess = async (tx: Kysely<DB>, botUserId: string, updateId: 
     .where('error', 'is', null)
     .executeTakeFirst()) !== undefined;
 
-/** Makes a queued Update due now; false when it is no longer queued. */
-export async function retryNow(tx: Kysely<DB>, botUserId: string, updateId: number, now: number): Promise<boolean> {
+/**
+ * Makes a queued Update due now (`due`), unless an attempt of it is under way (`leased`: its lease
+ * has not run out), or it is no longer queued (`gone`). Made due during an attempt, it was sent
+ * again by another dispatcher while the first attempt was still out, and the first attempt's
+ * outcome then overwrote the redelivery. The UPDATE is atomic with leaseUpdate's: whichever
+ * commits first, the other sees it.
+ */
+export async function retryNow(
+  tx: Kysely<DB>,
+  botUserId: string,
+  updateId: number,
+  now: number,
+): Promise<'due' | 'leased' | 'gone'> {
   const r = await tx
     .updateTable('updates')
     .set({ next_attempt_at: now })
     .where('bot_user_id', '=', botUserId)
     .where('update_id', '=', updateId)
+    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', now)]))
     .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
+  if (Number(r.numUpdatedRows) > 0) return 'due';
+  const queued = await tx
+    .selectFrom('updates')
+    .select('seq')
+    .where('bot_user_id', '=', botUserId)
+    .where('update_id', '=', updateId)
+    .executeTakeFirst();
+  return queued === undefined ? 'gone' : 'leased';
 }

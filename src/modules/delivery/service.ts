@@ -386,7 +386,8 @@ export class DeliveryService {
 
   /**
    * Sends a failed delivery's Update again, now: at once if it is still queued (skipping the
-   * backoff), else queued anew from the copy the failed attempt kept.
+   * backoff), else queued anew from the copy the failed attempt kept. Refused while an attempt of
+   * it is under way (leased): that attempt's outcome decides, and a failure can be redelivered.
    */
   async redeliverIn(
     w: Work,
@@ -400,7 +401,9 @@ export class DeliveryService {
       throw new AppError(Errors.deliveryNotFailed);
     }
     if (bot.webhook_url === null) throw new AppError(Errors.webhookNotSet);
-    if (!(await repo.retryNow(w.tx, botId, d.update_id, w.now))) {
+    const queued = await repo.retryNow(w.tx, botId, d.update_id, w.now);
+    if (queued === 'leased') throw new AppError(Errors.deliveryInFlight);
+    if (queued === 'gone') {
       if (d.payload === null) throw new AppError(Errors.deliveryNotFailed);
       await repo.insertUpdate(w.tx, {
         bot_user_id: botId,

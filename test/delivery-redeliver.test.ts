@@ -1,0 +1,154 @@
+// A redelivery (the developer site's and the console's Redeliver) of an Update while an attempt of
+// it is under way: it made the leased Update due again, so another dispatcher (another instance on
+// the same store) sent it a second time in parallel, and the first attempt's outcome overwrote the
+// redelivery. It is refused now; once the attempt has failed, the redelivery goes through.
+// Time moves only on a FakeClock; the dispatchers run one pass per tick().
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { it } from 'node:test';
+import type { Work } from '../src/db/work.js';
+import { AppError } from '../src/errors.js';
+import { WebhookDispatcher } from '../src/modules/delivery/index.js';
+import { describeStoresOnFakeClock } from './helpers/app.js';
+import { say } from './helpers/delivery.js';
+import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+
+/** A webhook receiver answering `status`, except a request it was told to hold, answered on release. */
+async function holdingReceiver(status: number) {
+  const bodies: string[] = [];
+  let answer = status;
+  let hold: { arrive: () => void; answer: Promise<number> } | undefined;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      bodies.push(Buffer.concat(chunks).toString());
+      const held = hold;
+      hold = undefined;
+      if (held === undefined) {
+        res.writeHead(answer).end('ok');
+        return;
+      }
+      held.arrive();
+      void held.answer.then((s) => res.writeHead(s).end('ok'));
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  assert.ok(address !== null && typeof address === 'object', 'listening on a port');
+  return {
+    url: `http://127.0.0.1:${address.port}/hook`,
+    bodies,
+    answer: (s: number) => {
+      answer = s;
+    },
+    /** Holds the next request: `arrived` resolves when it comes, `release` answers it. */
+    holdNext() {
+      // Promise executors run at once: both are set before they are read.
+      let arrive!: () => void;
+      let release!: (status: number) => void;
+      const arrived = new Promise<void>((resolve) => {
+        arrive = resolve;
+      });
+      const answer = new Promise<number>((resolve) => {
+        release = resolve;
+      });
+      hold = { arrive, answer };
+      return { arrived, release };
+    },
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+    },
+  };
+}
+
+/** 'redelivered', or the id of the AppError the redelivery was refused with. */
+async function outcome(redeliver: () => Promise<unknown>): Promise<string> {
+  try {
+    await redeliver();
+    return 'redelivered';
+  } catch (e) {
+    if (e instanceof AppError) return e.def.id;
+    throw e;
+  }
+}
+
+await describeStoresOnFakeClock(
+  'redelivery while an attempt is under way',
+  (t, clock) => {
+    it(
+      'is refused: no other instance sends the Update in parallel, and the failure it ends in can be redelivered',
+      {
+        timeout: 30_000,
+      },
+      async () => {
+        const s = t().services;
+        const run = <T>(fn: (w: Work) => Promise<T>) => s.work.run(fn);
+        const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+        const bot = await createBot(t().app, owner.user_id, 'Leased');
+        const redeliver = (id: number) =>
+          outcome(() => run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, id)));
+        const log = async () =>
+          (await s.developers.deliveries(owner.user_id, bot.bot_user_id)).map((d) => [d.attempt, d.state]);
+        // Another instance's dispatcher on the same store.
+        const other = new WebhookDispatcher(s.db, s.work, s.clock, s.box, s.metrics, s.config, s.invalidations);
+        const hook = await holdingReceiver(500);
+        let held: ReturnType<typeof hook.holdNext> | undefined;
+        let attempt: Promise<number> | undefined;
+        try {
+          const url = await s.delivery.vet(hook.url);
+          await run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
+          await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
+          assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
+          const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
+          assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+
+          // Past its backoff, the retry goes out and the receiver holds it: its lease is live.
+          clock.advance(60_000);
+          held = hook.holdNext();
+          attempt = s.dispatcher.tick();
+          await held.arrived;
+          const redelivery = await redeliver(failedOne.id);
+          const parallel = await other.tick();
+          assert.deepEqual(
+            { redelivery, parallel, posts: hook.bodies.length },
+            { redelivery: 'delivery_in_flight', parallel: 0, posts: 2 },
+          );
+
+          held.release(500);
+          assert.equal(await attempt, 1);
+          attempt = undefined;
+          // The attempt's failure stands: due after its backoff, not before.
+          assert.deepEqual(await log(), [
+            [2, 'failed'],
+            [1, 'failed'],
+          ]);
+          assert.equal(await other.tick(), 0, 'waiting out the backoff');
+          // Now that no attempt holds it, the redelivery sends it at once, once.
+          hook.answer(200);
+          assert.equal(await redeliver(failedOne.id), 'redelivered');
+          assert.equal(await other.tick(), 1);
+          assert.equal(await s.dispatcher.tick(), 0);
+          assert.deepEqual(await log(), [
+            [3, 'delivered'],
+            [2, 'redelivered'],
+            [1, 'redelivered'],
+          ]);
+          assert.equal(hook.bodies.length, 3);
+        } finally {
+          held?.release(500);
+          await attempt;
+          await hook.close();
+        }
+      },
+    );
+  },
+  { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
+);
