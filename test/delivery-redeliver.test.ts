@@ -1,7 +1,8 @@
 // A redelivery (the developer site's and the console's Redeliver) of an Update while an attempt of
 // it is under way: it made the leased Update due again, so another dispatcher (another instance on
 // the same store) sent it a second time in parallel, and the first attempt's outcome overwrote the
-// redelivery. It is refused now; once the attempt has failed, the redelivery goes through.
+// redelivery. It is refused now; once the attempt has failed (to whichever URL), the redelivery
+// goes through.
 // Time moves only on a FakeClock; the dispatchers run one pass per tick().
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -149,6 +150,44 @@ await describeStoresOnFakeClock(
         }
       },
     );
+
+    it('an attempt that fails after a new Webhook URL was set ends its lease: a redelivery goes to the new URL at once', async () => {
+      const s = t().services;
+      const run = <T>(fn: (w: Work) => Promise<T>) => s.work.run(fn);
+      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id, 'Moved');
+      const setWebhook = async (url: string) => {
+        const vetted = await s.delivery.vet(url);
+        await run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, vetted));
+      };
+      const [before, after] = [await holdingReceiver(500), await holdingReceiver(200)];
+      const held = before.holdNext();
+      let attempt: Promise<number> | undefined;
+      try {
+        await setWebhook(before.url);
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
+        attempt = s.dispatcher.tick();
+        await held.arrived;
+        // The first attempt is out to the old URL when the owner moves the bot to the new one.
+        await setWebhook(after.url);
+        held.release(500);
+        assert.equal(await attempt, 1);
+        attempt = undefined;
+        const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
+        assert.ok(failedOne?.state === 'failed', 'the attempt to the old URL failed');
+        assert.equal(
+          await outcome(() => run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id))),
+          'redelivered',
+        );
+        assert.equal(await s.dispatcher.tick(), 1);
+        assert.deepEqual([before.bodies.length, after.bodies.length], [1, 1]);
+      } finally {
+        held.release(500);
+        await attempt;
+        await before.close();
+        await after.close();
+      }
+    });
   },
   { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
 );

@@ -175,14 +175,15 @@ export class WebhookDispatcher {
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return false;
     const heads = await repo.dueHeads(this.db.k, now, room);
+    const until = now + LEASE_MS;
     for (const h of heads) {
-      if (!this.inFlight.has(h.bot_user_id) && (await this.lease(h, now))) started.push(this.track(h));
+      if (!this.inFlight.has(h.bot_user_id) && (await this.lease(h, now, until))) started.push(this.track(h, until));
     }
     return heads.length === room;
   }
 
-  private track(h: repo.DueHead): Promise<void> {
-    const delivery = this.deliver(h)
+  private track(h: repo.DueHead, until: number): Promise<void> {
+    const delivery = this.deliver(h, until)
       // The outcome could not be recorded (store unreachable): the lease runs out and it is tried again.
       .catch(() => undefined)
       .finally(() => {
@@ -194,9 +195,9 @@ export class WebhookDispatcher {
     return delivery;
   }
 
-  private lease(h: repo.DueHead, now: number): Promise<boolean> {
+  private lease(h: repo.DueHead, now: number, until: number): Promise<boolean> {
     // Alone, outside the unit of work: one atomic statement per delivery, touching no key; a transaction adds round trips.
-    return repo.leaseUpdate(this.db.k, h.seq, now, now + LEASE_MS);
+    return repo.leaseUpdate(this.db.k, h.seq, now, until);
   }
 
   /** The body and extra headers of a delivery in the bot's payload format. */
@@ -212,7 +213,8 @@ export class WebhookDispatcher {
     return { body: JSON.stringify(update), headers: { [TELEGRAM_SECRET_HEADER]: key } };
   }
 
-  private async deliver(h: repo.DueHead): Promise<void> {
+  /** Sends a due Update leased until `until`. */
+  private async deliver(h: repo.DueHead, until: number): Promise<void> {
     // Taken before any wait: a stop meanwhile aborts this one, not the fresh one it leaves behind.
     const { signal } = this.abort;
     if (h.webhook_key_enc === null) return;
@@ -262,6 +264,7 @@ export class WebhookDispatcher {
         await repo.deleteUpdate(tx, h.seq);
       } else {
         await this.failed(tx, h, attempt, now, ended);
+        await repo.endLease(tx, h.seq, until);
       }
     });
     if (attempt.ok && telegram && attempt.body !== undefined && attempt.body.length > 0) {

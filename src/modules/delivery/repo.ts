@@ -262,7 +262,7 @@ export async function insertDelivery(tx: Kysely<DB>, d: Insertable<WebhookDelive
   await tx.insertInto('webhook_deliveries').values(d).execute();
 }
 
-/** Counts a failed attempt of a leased Update, ends its lease and makes it due again `at`, with its error. */
+/** Counts a failed attempt of a leased Update and makes it due again `at`, with its error. */
 export async function retryLater(
   tx: Kysely<DB>,
   h: { seq: number; bot_user_id: string; attempts: number },
@@ -270,7 +270,7 @@ export async function retryLater(
 ): Promise<void> {
   await tx
     .updateTable('updates')
-    .set({ attempts: sql`attempts + 1`, next_attempt_at: r.at, last_error: r.error, leased_until: null })
+    .set({ attempts: sql`attempts + 1`, next_attempt_at: r.at, last_error: r.error })
     .where('seq', '=', h.seq)
     // A new Webhook URL set while this attempt was out to the old one leaves the Update as the
     // change left it (due now, or leased for its first attempt), not pushed back by the old
@@ -285,6 +285,20 @@ export async function retryLater(
           .where('bots.webhook_url', '=', r.url),
       ),
     )
+    .execute();
+}
+
+/**
+ * Ends the lease an attempt took until `until`, whatever became of its outcome (retryLater may
+ * leave the row as a new Webhook URL left it): a redelivery must not wait for an attempt that has
+ * ended. A later attempt's lease, if one was taken meanwhile, is another `until` and stays.
+ */
+export async function endLease(tx: Kysely<DB>, seq: number, until: number): Promise<void> {
+  await tx
+    .updateTable('updates')
+    .set({ leased_until: null })
+    .where('seq', '=', seq)
+    .where('leased_until', '=', until)
     .execute();
 }
 
