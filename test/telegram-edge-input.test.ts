@@ -68,6 +68,19 @@ await describeStores(
       }
     });
 
+    it('integers as text are read as Telegram reads them there (10.0 is 10), and by digits only on the native surface', async () => {
+      const form = { timeout: '0.0', limit: '5.0', offset: '0' };
+      assert.deepEqual(telegramResult(await telegram('getUpdates', form, 'form')), []);
+      const native = await botCall(t().app, 'getUpdates', bot.api_key, form, 'form');
+      assert.deepEqual(native.body, {
+        ok: false,
+        result: null,
+        error_code: 400,
+        message: 'Bad Request: limit: must be integer',
+        success: false,
+      });
+    });
+
     it('sendChatAction answers chat not found for a chat that does not exist, true for one that does', async () => {
       telegramError(
         await telegram('sendChatAction', { chat_id: 'no-such-chat', action: 'typing' }),

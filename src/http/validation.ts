@@ -1,7 +1,8 @@
 // Two Ajv instances: query strings, path parameters and headers arrive as text and are coerced
 // to the schema's types; JSON bodies are checked strictly (a number is not a string, unknown
-// fields are refused, nothing is silently removed). An integer given as text is decimal digits,
-// with a minus sign at most: Ajv's coercion alone would read '1e3', '0x10', '+5', ' 5' and '5.0'.
+// fields are refused, nothing is silently removed). An integer given as text (a top-level field)
+// is decimal digits, with a minus sign at most: Ajv's coercion alone would read '1e3', '0x10',
+// '+5', ' 5' and '5.0'. The Telegram surface reads them as Telegram's server does (compileCoercing).
 import { Ajv, type Options, type ValidateFunction } from 'ajv';
 import type { FastifySchemaCompiler } from 'fastify';
 import type { Static, TSchema } from 'typebox';
@@ -31,7 +32,12 @@ const notInteger = (path: string) => ({
  * Where `schema` wants an integer (itself, or one of its properties): the instance path and a
  * reader of the value there. Unions are left to Ajv: text that is no integer may be their text.
  */
-function integerSlots(schema: unknown): { path: string; read: (data: unknown) => unknown }[] {
+interface IntegerSlot {
+  path: string;
+  read: (data: unknown) => unknown;
+}
+
+function integerSlots(schema: unknown): IntegerSlot[] {
   if (isIntegerSchema(schema)) return [{ path: '', read: (data) => data }];
   const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
   return Object.entries(properties)
@@ -39,17 +45,18 @@ function integerSlots(schema: unknown): { path: string; read: (data: unknown) =>
     .map(([key]) => ({ path: `/${key}`, read: (data) => (isRecord(data) ? data[key] : undefined) }));
 }
 
-/**
- * Compiles `schema` with coercion, refusing first an integer given as text of another spelling (a
- * repeated query parameter arrives as an array of texts: each is held to it).
- */
-function compileText(schema: object): ValidateFunction {
-  const compiled = coercing.compile(schema);
-  const slots = integerSlots(schema);
-  if (slots.length === 0) return compiled;
-  const validate = ((data: unknown, context?: DataValidationCxt): boolean => {
+/** Runs `compiled` after refusing, in `slots`, an integer given as text of another spelling. */
+function digitsFirst<T>(compiled: ValidateFunction<T>, slots: IntegerSlot[]): ValidateFunction<T> {
+  const own: Pick<ValidateFunction<T>, 'errors' | 'schema' | 'schemaEnv'> = {
+    errors: null,
+    schema: compiled.schema,
+    // Ajv's own functions have one; Fastify hands the parent (for coercing the value itself) only then.
+    schemaEnv: compiled.schemaEnv,
+  };
+  const validate = Object.assign(function check(data: unknown, context?: DataValidationCxt): data is T {
     for (const { path, read } of slots) {
       const value = read(data);
+      // A repeated query parameter arrives as an array of texts: each is held to it.
       const texts = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === 'string');
       if (texts.some((t) => !INTEGER_TEXT.test(t))) {
         validate.errors = [notInteger(path)];
@@ -59,11 +66,19 @@ function compileText(schema: object): ValidateFunction {
     const valid = compiled(data, context);
     validate.errors = compiled.errors;
     return valid;
-  }) as ValidateFunction;
-  validate.errors = null;
-  // Ajv's own functions have one; Fastify hands the parent (for coercing the value itself) only then.
-  validate.schemaEnv = compiled.schemaEnv;
+  }, own);
   return validate;
+}
+
+/**
+ * Compiles `schema` with coercion. An integer given as text (the schema itself, or one of its
+ * top-level properties) must be decimal digits, unless `integerText` is 'any-number': Telegram's
+ * own server reads `timeout=10.0` as 10, and its clients may send that.
+ */
+function compileText<T>(schema: object, integerText: 'digits' | 'any-number' = 'digits'): ValidateFunction<T> {
+  const compiled = coercing.compile<T>(schema);
+  const slots = integerText === 'digits' ? integerSlots(schema) : [];
+  return slots.length === 0 ? compiled : digitsFirst(compiled, slots);
 }
 
 /** What Fastify calls per request: Ajv's answer, and its errors read off the function itself. */
@@ -101,7 +116,8 @@ export function validatorCompiler(eager: boolean): FastifySchemaCompiler<object>
 }
 
 /** A validator that coerces text to the schema's types (form fields, query strings) and applies defaults. */
-export const compileCoercing = <S extends TSchema>(schema: S) => compileText(schema) as ValidateFunction<Static<S>>;
+export const compileCoercing = <S extends TSchema>(schema: S, integerText: 'digits' | 'any-number' = 'digits') =>
+  compileText<Static<S>>(schema, integerText);
 
 /** A JSON object (not an array, not null). */
 export const isRecord = (v: unknown): v is Record<string, unknown> =>

@@ -84,7 +84,8 @@ export function method<P extends TSchema, R extends TSchema>(m: {
   result: R;
   run(call: MethodCall, params: Static<P>): Promise<Static<R>>;
 }): TelegramMethod {
-  const validate = compileCoercing(m.params);
+  // As Telegram's server: `timeout=10.0` is 10 (python-telegram-bot sends a float as given).
+  const validate = compileCoercing(m.params, 'any-number');
   const flags = parameterKinds(m.params).booleans;
   return {
     name: m.name,
