@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { codeOf } from '../lib/error-code.js';
 
 /**
  * A checkpoint copies the pages the WAL holds back into the database file and syncs it. Left to
@@ -113,9 +114,6 @@ parentPort.on('message', (message) => {
   else stop();
 });
 `;
-
-const errorCodeOf = (e: unknown): string | undefined =>
-  typeof e === 'object' && e !== null && 'code' in e && typeof e.code === 'string' ? e.code : undefined;
 
 const isCheckpointResult = (m: unknown): m is CheckpointResult =>
   typeof m === 'object' &&
@@ -231,10 +229,9 @@ export class WalCheckpointer {
       if (this.replies.length === 0 && !this.awaited) worker.unref();
     });
     // The connection's own autocheckpoint goes on bounding the WAL; one warning, no retries.
-    // A SqliteError arrives as a plain object with its code only (its message is not enumerable).
     worker.on('error', (e: unknown) => {
       this.failed = true;
-      const reason = e instanceof Error ? e.message : (errorCodeOf(e) ?? 'unknown error');
+      const reason = e instanceof Error ? e.message : (codeOf(e) ?? 'unknown error');
       process.emitWarning(`SQLite checkpoint worker stopped: ${reason}; checkpoints run on commit again`, {
         code: 'DB_CHECKPOINTER',
       });
