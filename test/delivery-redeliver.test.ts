@@ -7,13 +7,15 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import { WebhookDispatcher } from '../src/modules/delivery/index.js';
-import { describeStoresOnFakeClock } from './helpers/app.js';
+import { describeStoresOnFakeClock, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import { say } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { storesUnderTest } from './helpers/stores.js';
 
 /** A webhook receiver answering `status`, except a request it was told to hold, answered on release. */
 async function holdingReceiver(status: number) {
@@ -191,3 +193,97 @@ await describeStoresOnFakeClock(
   },
   { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
 );
+
+// On PostgreSQL a redelivery's statements each see what has committed before them: a success that
+// commits between its look for a later success and its update of the queue (the success's delete
+// is what the update waits for) made the Update look gone, and it was queued again from the failed
+// attempt's copy and sent a second time. The success is held here in an open transaction until
+// the redelivery waits on its row.
+const skip = (await storesUnderTest()).includes('postgres')
+  ? false
+  : 'PostgreSQL not reachable (set TEST_DATABASE_URL)';
+
+await describe('redelivery racing a success (PostgreSQL)', { skip }, () => {
+  let app: TestApp | undefined;
+  const t = (): TestApp => {
+    if (app === undefined) throw new Error('not started');
+    return app;
+  };
+  before(async () => {
+    app = await startTestApp('postgres', { clock: new FakeClock(), env: { WEBHOOK_ALLOW_INSECURE: '1' } });
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  it('a success that commits while the redelivery runs is seen: refused, and nothing is queued again', async () => {
+    const s = t().services;
+    const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+    const bot = await createBot(t().app, owner.user_id, 'Raced');
+    const hook = await holdingReceiver(500);
+    try {
+      const url = await s.delivery.vet(hook.url);
+      await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
+      await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
+      assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
+      const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
+      assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+      const queued = () =>
+        s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
+
+      // What the dispatcher's success writes: the attempt, and the Update taken off the queue.
+      let commit!: () => void;
+      const committing = new Promise<void>((resolve) => {
+        commit = resolve;
+      });
+      let wrote!: () => void;
+      const written = new Promise<void>((resolve) => {
+        wrote = resolve;
+      });
+      const success = s.db.k.transaction().execute(async (tx) => {
+        await tx.deleteFrom('updates').where('bot_user_id', '=', bot.bot_user_id).execute();
+        await tx
+          .insertInto('webhook_deliveries')
+          .values({
+            bot_user_id: bot.bot_user_id,
+            update_id: failedOne.update_id,
+            url: hook.url,
+            attempt: 2,
+            status_code: 200,
+            error: null,
+            duration_ms: 1,
+            created_at: s.clock.now(),
+            payload: null,
+          })
+          .execute();
+        wrote();
+        await committing;
+      });
+      await written;
+      const redelivery = outcome(() =>
+        s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id)),
+      );
+      const redelivering = { settled: false };
+      void redelivery.finally(() => {
+        redelivering.settled = true;
+      });
+      // Until the redelivery's update of the queue waits on the row the success deleted (or, if it
+      // never does, the redelivery has ended).
+      while (!redelivering.settled) {
+        const waiting = await s.db.k
+          .selectFrom(sql<{ wait_event_type: string | null; query: string }>`pg_stat_activity`.as('a'))
+          .select('a.wait_event_type')
+          .where('a.wait_event_type', '=', 'Lock')
+          .where('a.query', 'like', 'update "updates" set "next_attempt_at"%')
+          .execute();
+        if (waiting.length > 0) break;
+      }
+      commit();
+      await success;
+      assert.equal(await redelivery, 'delivery_not_failed');
+      assert.deepEqual(await queued(), []);
+    } finally {
+      await hook.close();
+    }
+  });
+});

@@ -404,7 +404,11 @@ export class DeliveryService {
     const queued = await repo.retryNow(w.tx, botId, d.update_id, w.now);
     if (queued === 'leased') throw new AppError(Errors.deliveryInFlight);
     if (queued === 'gone') {
-      if (d.payload === null) throw new AppError(Errors.deliveryNotFailed);
+      // Looked at again: on PostgreSQL a success that committed since the look above (its delete
+      // of the queued Update is what made it gone) is visible to this statement only.
+      if (d.payload === null || (await repo.laterSuccess(w.tx, botId, d.update_id, d.seq))) {
+        throw new AppError(Errors.deliveryNotFailed);
+      }
       await repo.insertUpdate(w.tx, {
         bot_user_id: botId,
         update_id: d.update_id,
