@@ -216,74 +216,83 @@ await describe('redelivery racing a success (PostgreSQL)', { skip }, () => {
     await app?.close();
   });
 
-  it('a success that commits while the redelivery runs is seen: refused, and nothing is queued again', async () => {
-    const s = t().services;
-    const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
-    const bot = await createBot(t().app, owner.user_id, 'Raced');
-    const hook = await holdingReceiver(500);
-    try {
-      const url = await s.delivery.vet(hook.url);
-      await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
-      await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
-      assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
-      const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
-      assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
-      const queued = () =>
-        s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
-
-      // What the dispatcher's success writes: the attempt, and the Update taken off the queue.
-      let commit!: () => void;
+  it(
+    'a success that commits while the redelivery runs is seen: refused, and nothing is queued again',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const s = t().services;
+      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id, 'Raced');
+      const hook = await holdingReceiver(500);
+      let commit: () => void = () => undefined;
       const committing = new Promise<void>((resolve) => {
         commit = resolve;
       });
-      let wrote!: () => void;
-      const written = new Promise<void>((resolve) => {
-        wrote = resolve;
-      });
-      const success = s.db.k.transaction().execute(async (tx) => {
-        await tx.deleteFrom('updates').where('bot_user_id', '=', bot.bot_user_id).execute();
-        await tx
-          .insertInto('webhook_deliveries')
-          .values({
-            bot_user_id: bot.bot_user_id,
-            update_id: failedOne.update_id,
-            url: hook.url,
-            attempt: 2,
-            status_code: 200,
-            error: null,
-            duration_ms: 1,
-            created_at: s.clock.now(),
-            payload: null,
-          })
-          .execute();
-        wrote();
-        await committing;
-      });
-      await written;
-      const redelivery = outcome(() =>
-        s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id)),
-      );
-      const redelivering = { settled: false };
-      void redelivery.finally(() => {
-        redelivering.settled = true;
-      });
-      // Until the redelivery's update of the queue waits on the row the success deleted (or, if it
-      // never does, the redelivery has ended).
-      while (!redelivering.settled) {
-        const waiting = await s.db.k
-          .selectFrom(sql<{ wait_event_type: string | null; query: string }>`pg_stat_activity`.as('a'))
-          .select('a.wait_event_type')
-          .where('a.wait_event_type', '=', 'Lock')
-          .where('a.query', 'like', 'update "updates" set "next_attempt_at"%')
-          .execute();
-        if (waiting.length > 0) break;
+      try {
+        const url = await s.delivery.vet(hook.url);
+        await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
+        assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
+        const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
+        assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+        const queued = () =>
+          s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
+
+        // What the dispatcher's success writes: the attempt, and the Update taken off the queue.
+        let wrote!: (pid: number) => void;
+        const written = new Promise<number>((resolve) => {
+          wrote = resolve;
+        });
+        const success = s.db.k.transaction().execute(async (tx) => {
+          await tx.deleteFrom('updates').where('bot_user_id', '=', bot.bot_user_id).execute();
+          await tx
+            .insertInto('webhook_deliveries')
+            .values({
+              bot_user_id: bot.bot_user_id,
+              update_id: failedOne.update_id,
+              url: hook.url,
+              attempt: 2,
+              status_code: 200,
+              error: null,
+              duration_ms: 1,
+              created_at: s.clock.now(),
+              payload: null,
+            })
+            .execute();
+          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
+          wrote(rows[0]?.pid ?? -1);
+          await committing;
+        });
+        const successPid = await written;
+        const redelivery = outcome(() =>
+          s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id)),
+        );
+        const redelivering = { settled: false };
+        void redelivery.then(
+          () => (redelivering.settled = true),
+          () => (redelivering.settled = true),
+        );
+        // Until a statement waits on the success's transaction: the redelivery's update of the queue,
+        // on the row the success deleted (or, if it never does, until the redelivery has ended).
+        for (;;) {
+          const { rows } = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity a where ${successPid} = any(pg_blocking_pids(a.pid))`.execute(
+            s.db.k,
+          );
+          if ((rows[0]?.n ?? 0) > 0 || redelivering.settled) break;
+        }
+        assert.equal(redelivering.settled, false, 'the redelivery waited on the success');
+        commit();
+        await success;
+        assert.equal(await redelivery, 'delivery_not_failed');
+        assert.deepEqual(await queued(), []);
+      } finally {
+        // Whatever failed, the success's transaction ends, so the app can close its pool.
+        commit();
+        await hook.close();
       }
-      commit();
-      await success;
-      assert.equal(await redelivery, 'delivery_not_failed');
-      assert.deepEqual(await queued(), []);
-    } finally {
-      await hook.close();
-    }
-  });
+    },
+  );
 });
