@@ -15,6 +15,16 @@ const CHILD = fileURLToPath(new URL('./helpers/checkpointer-child.ts', import.me
 const storePath = (): string => join(sqliteFolder('checkpointer-test-').dir, 'platform.db');
 const walBytes = (path: string): number => statSync(`${path}-wal`).size;
 
+/** The checkpoint worker's warnings from now on, until `stop`. */
+function checkpointerWarnings(): { warnings: string[]; stop: () => void } {
+  const warnings: string[] = [];
+  const heard = (w: Error & { code?: string }): void => {
+    if (w.code === 'DB_CHECKPOINTER') warnings.push(w.message);
+  };
+  process.on('warning', heard);
+  return { warnings, stop: () => process.off('warning', heard) };
+}
+
 it('a worker starts only when the WAL grows at the heavy rate between two looks', async () => {
   const { options, clock } = manual();
   const { db, cp } = await walStore(storePath(), options);
@@ -101,18 +111,14 @@ it('closing the store ends the worker first, and leaves no -wal or -shm file', a
 it('two closes at once stop the worker once, without a warning', async () => {
   const { options, clock } = manual();
   const { db, cp } = await walStore(storePath(), options);
-  const warnings: string[] = [];
-  const heard = (w: Error & { code?: string }): void => {
-    if (w.code === 'DB_CHECKPOINTER') warnings.push(w.message);
-  };
-  process.on('warning', heard);
+  const { warnings, stop } = checkpointerWarnings();
   try {
     assert.equal(await startWorker(db, cp, clock), true);
     await Promise.all([cp.close(), cp.close()]);
     await new Promise((resolve) => setImmediate(resolve));
     assert.deepEqual(warnings, []);
   } finally {
-    process.off('warning', heard);
+    stop();
     await db.close();
   }
 });
@@ -133,11 +139,7 @@ it('a worker that fails warns once and no other starts: checkpoints stay with th
   const path = join(sqliteFolder('checkpointer-fail-test-').dir, 'missing.db');
   writeFileSync(`${path}-wal`, '');
   const cp = new WalCheckpointer(path, options);
-  const warnings: string[] = [];
-  const heard = (w: Error & { code?: string }): void => {
-    if (w.code === 'DB_CHECKPOINTER') warnings.push(w.message);
-  };
-  process.on('warning', heard);
+  const { warnings, stop } = checkpointerWarnings();
   try {
     await cp.look();
     writeFileSync(`${path}-wal`, Buffer.alloc(2 * MB));
@@ -149,7 +151,7 @@ it('a worker that fails warns once and no other starts: checkpoints stay with th
     assert.equal(await cp.look(), false);
     assert.deepEqual(warnings, ['SQLite checkpoint worker stopped: SQLITE_CANTOPEN; checkpoints run on commit again']);
   } finally {
-    process.off('warning', heard);
+    stop();
     await cp.close();
   }
 });
