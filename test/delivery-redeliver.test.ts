@@ -13,7 +13,7 @@ import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import { WebhookDispatcher } from '../src/modules/delivery/index.js';
 import { describeStoresOnFakeClock, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
-import { say } from './helpers/delivery.js';
+import { metric, say } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { storesUnderTest } from './helpers/stores.js';
 
@@ -192,6 +192,70 @@ await describeStoresOnFakeClock(
     });
   },
   { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
+);
+
+// The retention sweep (Updates kept UPDATE_RETENTION_S) deleted an Update whose attempt was still
+// out; a redelivery then found it gone and queued it again from the failed attempt's copy, and
+// another dispatcher sent it in parallel with that attempt. The sweep now waits for the outcome.
+await describeStoresOnFakeClock(
+  'an Update growing old while an attempt of it is under way',
+  (t, clock) => {
+    it('stays queued until the attempt ends: a redelivery meanwhile is refused, then it is dropped', async () => {
+      const s = t().services;
+      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id, 'Aging');
+      const redeliver = (id: number) =>
+        outcome(() => s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, id)));
+      const queued = async () =>
+        (await s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute()).length;
+      const other = new WebhookDispatcher(s.db, s.work, s.clock, s.box, s.metrics, s.config, s.invalidations);
+      const hook = await holdingReceiver(500);
+      let held: ReturnType<typeof hook.holdNext> | undefined;
+      let attempt: Promise<number> | undefined;
+      try {
+        const url = await s.delivery.vet(hook.url);
+        await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
+        assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
+        const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
+        assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+        const dropped = await metric(t().app, 'updates_dropped_total');
+
+        // The retry (due after 1 s) is held by the receiver, its lease live for 30 s; 10 s on, the
+        // Update is older than the 5 s retention.
+        clock.advance(1_000);
+        held = hook.holdNext();
+        attempt = s.dispatcher.tick();
+        await held.arrived;
+        clock.advance(10_000);
+        assert.equal(await other.tick(), 0, 'a pass of another dispatcher');
+        assert.deepEqual(
+          { queued: await queued(), redelivery: await redeliver(failedOne.id), posts: hook.bodies.length },
+          { queued: 1, redelivery: 'delivery_in_flight', posts: 2 },
+        );
+        assert.equal(await metric(t().app, 'updates_dropped_total'), dropped, 'not dropped while its attempt is out');
+
+        held.release(500);
+        assert.equal(await attempt, 1);
+        attempt = undefined;
+        assert.equal(await other.tick(), 0, 'the failed Update is too old to try again');
+        assert.deepEqual(
+          { queued: await queued(), dropped: await metric(t().app, 'updates_dropped_total') },
+          { queued: 0, dropped: dropped + 1 },
+        );
+        // Redelivered now, it is queued anew from the attempt's copy and sent once.
+        hook.answer(200);
+        assert.equal(await redeliver(failedOne.id), 'redelivered');
+        assert.equal(await other.tick(), 1);
+        assert.equal(hook.bodies.length, 3);
+      } finally {
+        held?.release(500);
+        await attempt;
+        await hook.close();
+      }
+    });
+  },
+  { env: { WEBHOOK_ALLOW_INSECURE: '1', UPDATE_RETENTION_S: '5' } },
 );
 
 // On PostgreSQL a redelivery's statements each see what has committed before them: a success that

@@ -170,7 +170,7 @@ export class WebhookDispatcher {
   private async pass(started: Promise<void>[] = []): Promise<boolean> {
     const now = this.clock.now();
     // Alone, outside the unit of work: one statement in every pass, touching no key.
-    const dropped = await repo.expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000);
+    const dropped = await repo.expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000, now);
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return false;

@@ -318,9 +318,17 @@ export async function noteWebhookError(
     .execute();
 }
 
-/** Drops updates older than `before` (kept 24 hours); returns how many. */
-export async function expireUpdates(tx: Kysely<DB>, before: number): Promise<number> {
-  const r = await tx.deleteFrom('updates').where('created_at', '<', before).executeTakeFirst();
+/**
+ * Drops updates older than `before` (kept 24 hours); returns how many. One whose attempt is still
+ * out (a live lease) waits for its outcome: gone meanwhile, a redelivery would queue it again
+ * from the failed attempt's copy and send it a second time in parallel.
+ */
+export async function expireUpdates(tx: Kysely<DB>, before: number, now: number): Promise<number> {
+  const r = await tx
+    .deleteFrom('updates')
+    .where('created_at', '<', before)
+    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', now)]))
+    .executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
