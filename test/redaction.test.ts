@@ -34,14 +34,14 @@ it('masks encoded secret names in request URLs', async () => {
   lines.length = 0;
   const res = await logged.inject({
     method: 'GET',
-    url: `/openapi/oauth2/access_token?grant_type=authorization_code&user_id=1&app_id=app_1&app%5Fsecret=${secret(1)}&%63ode=${secret(2)}&ACCESS%5FTOKEN=${secret(3)}&refresh-token=${secret(4)}`,
+    url: `/openapi/oauth2/access_token?grant_type=authorization_code&user_id=1&app_id=app_1&app%5Fsecret=${secret(1)}&%63ode=${secret(2)}&ACCESS%5FTOKEN=${secret(3)}&refresh-token=${secret(4)}&code%5Fverifier=${secret(9)}`,
   });
   // The decoded names were accepted: the exchange got as far as refusing the unknown app.
   assert.equal(res.statusCode, 401, res.body);
   assert.deepEqual(res.json(), { code: 401, data: null, message: 'Bad Request', success: false });
   const all = lines.join('\n');
   assert.ok(all.includes('app%5Fsecret=[redacted]'), `request not logged with the secret masked:\n${all}`);
-  for (const n of [1, 2, 3, 4]) assert.ok(!all.includes(secret(n)), `secret ${n} in the log:\n${all}`);
+  for (const n of [1, 2, 3, 4, 9]) assert.ok(!all.includes(secret(n)), `secret ${n} in the log:\n${all}`);
 });
 
 it('masks the App Key of a Telegram bot token in the path, keeping the bot id', async () => {

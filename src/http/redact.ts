@@ -10,6 +10,8 @@ const SECRET_NAMES = new Set([
   'authorization',
   'client_secret',
   'code',
+  // PKCE's proof (RFC 7636): with the code it could be exchanged while the code is unspent.
+  'code_verifier',
   'cookie',
   'id_token',
   'password',
