@@ -447,6 +447,15 @@ await describeStoresOnFakeClock('bot updates: delivery rules, getUpdates, button
     assert.deepEqual(await updates(bot, { offset: id }), []);
   });
 
+  it('allowed_updates names are read as Telegram reads them: any case, unknown ones ignored, none known is every kind', async () => {
+    const bot = await makeBot('loose poller');
+    const m1 = await dm(bot, 'one');
+    assert.deepEqual(await updates(bot, { allowed_updates: '["Message","CALLBACK_QUERY"]' }), [messageUpdate(1, m1)]);
+    const m2 = await dm(bot, 'two');
+    assert.deepEqual(await updates(bot, { allowed_updates: '["messages"]' }), [messageUpdate(2, m2)]);
+    assert.deepEqual(await updates(bot), []);
+  });
+
   it('updates older than 24 hours are not returned', async () => {
     const bot = await makeBot('late poller');
     const old = await dm(bot, 'old');

@@ -201,6 +201,16 @@ await describeStores(
       assert.equal(telegramResult(await telegram('deleteWebhook', {})), true);
     });
 
+    it('allowed_updates are kept as Telegram reads them: lower case, known kinds once, none known is every kind', async () => {
+      const allowed = async () =>
+        (telegramResult(await telegram('getWebhookInfo', {})) as { allowed_updates?: string[] }).allowed_updates;
+      const given = ['Message', 'CALLBACK_QUERY', 'message', 'bogus'];
+      assert.deepEqual(telegramResult(await telegram('getUpdates', { allowed_updates: given, timeout: 0 })), []);
+      assert.deepEqual(await allowed(), ['message', 'callback_query']);
+      assert.deepEqual(telegramResult(await telegram('getUpdates', { allowed_updates: ['messages'], timeout: 0 })), []);
+      assert.equal(await allowed(), undefined);
+    });
+
     it('a held getUpdates keeps its allowed_updates at once, for the poll that ends it', async () => {
       const held = nextWait(t().services.delivery);
       const first = telegram('getUpdates', { allowed_updates: ['message', 'edited_message'], timeout: 30 });

@@ -139,8 +139,11 @@ export const GetUpdatesParams = Type.Object({
   ),
   allowed_updates: Type.Optional(
     Type.Array(Type.String({ maxLength: 64 }), {
-      maxItems: 10,
-      description: 'the kinds of Update wanted (message, callback_query); a JSON array in a form field',
+      // As many as Telegram names: python-telegram-bot's Update.ALL_TYPES lists them all.
+      maxItems: 32,
+      description:
+        'the kinds of Update wanted (message, callback_query); a JSON array in a form field. Read as Telegram ' +
+        'reads it: in any case, unknown names ignored, a list naming no kind means every kind',
     }),
   ),
 });

@@ -15,6 +15,7 @@ import type { SecretBox } from '../../lib/crypto.js';
 import { settlesWithin } from '../../lib/deadline.js';
 import type { Invalidations } from '../../lib/invalidation.js';
 import { UPDATES_KEY_PREFIX } from './fanout.js';
+import { keptKinds } from './kinds.js';
 import * as repo from './repo.js';
 import { parseStored, webhookBody, type StoredUpdate } from './stored.js';
 import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-post.js';
@@ -57,13 +58,6 @@ export interface TelegramWire {
 }
 
 export const TELEGRAM_SECRET_HEADER = 'X-Telegram-Bot-Api-Secret-Token';
-
-/** The kinds a bot asked for (Telegram's allowed_updates, kept as JSON text); undefined for all. */
-function wanted(allowedUpdates: string | null): string[] | undefined {
-  if (allowedUpdates === null) return undefined;
-  const parsed: unknown = JSON.parse(allowedUpdates);
-  return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : undefined;
-}
 
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -222,7 +216,7 @@ export class WebhookDispatcher {
     const stored = parseStored(h.payload);
     // allowed_updates is a setting of the Telegram surface, for what it presents: the native
     // formats (update, flat) are not filtered by it, as the native getUpdates is not.
-    const kinds = h.payload_format === 'telegram' ? wanted(h.allowed_updates) : undefined;
+    const kinds = h.payload_format === 'telegram' ? keptKinds(h.allowed_updates) : undefined;
     // Kinds the bot did not ask for are confirmed unsent, as getUpdates does.
     if (kinds !== undefined && !kinds.some((kind) => kind in stored.update)) {
       // Alone, outside the unit of work: one statement per skipped Update on the delivery path, touching no key.

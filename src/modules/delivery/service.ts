@@ -13,6 +13,7 @@ import { KEY_RESET_PREFIX, type Invalidations } from '../../lib/invalidation.js'
 import type { Bus } from '../../lib/shared-state.js';
 import { findBot } from '../bots/index.js';
 import { UPDATES_KEY_PREFIX, updatesKey } from './fanout.js';
+import { updateKinds } from './kinds.js';
 import * as repo from './repo.js';
 import { parseStored, type UpdateObject } from './stored.js';
 import { VettedWebhookUrl } from './webhook-url.js';
@@ -261,7 +262,7 @@ export class DeliveryService {
       const timeoutMs = Math.min(Math.max(p.timeout ?? 0, 0), MAX_TIMEOUT_S) * 1000;
       const offset = coreOffset(p.offset ?? 0, bot.last_update_id);
       // Registered before the first read, so an Update committed in between still wakes this poll.
-      waiter = this.claim(botId, { offset, limit, allowedUpdates: p.allowedUpdates, answer });
+      waiter = this.claim(botId, { offset, limit, allowedUpdates: updateKinds(p.allowedUpdates), answer });
       // A webhook committed after findBot whose announcement came before the claim ended no poll:
       // looked at again, so this poll does not hand out Updates the dispatcher delivers too. One set
       // later ends the claimed poll when its announcement comes.

@@ -3,6 +3,7 @@
 import type { Kysely } from 'kysely';
 import { Type } from 'typebox';
 import type { DB } from '../../../db/types.js';
+import { keptKinds, updateKinds } from '../../delivery/index.js';
 import { badRequest } from '../errors.js';
 import { method, type MethodCall } from '../method.js';
 import { presentUpdates } from '../presenter.js';
@@ -11,18 +12,16 @@ import { UpdateSchema } from '../schema.js';
 
 const AllowedUpdates = Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32 }));
 
-/** The kinds of Update a call receives: those it names (an empty list: every kind), else those kept. */
+/** The kinds of Update a call receives: those it names (none known: every kind), else those kept. */
 async function allowedUpdates(call: MethodCall, given: readonly string[] | undefined): Promise<string[] | undefined> {
-  if (given !== undefined) return given.length === 0 ? undefined : [...given];
-  const kept = await repo.allowedUpdates(call.s.db.k, call.botId);
-  if (kept === null) return undefined;
-  const parsed: unknown = JSON.parse(kept);
-  return Array.isArray(parsed) ? parsed.filter((k): k is string => typeof k === 'string') : undefined;
+  return given !== undefined ? updateKinds(given) : keptKinds(await repo.allowedUpdates(call.s.db.k, call.botId));
 }
 
 /** Telegram keeps allowed_updates until a call that succeeds changes it: stored only then. */
-const keepAllowedUpdates = (tx: Kysely<DB>, call: MethodCall, given: readonly string[]) =>
-  repo.setAllowedUpdates(tx, call.botId, given.length === 0 ? null : JSON.stringify(given));
+const keepAllowedUpdates = (tx: Kysely<DB>, call: MethodCall, given: readonly string[]) => {
+  const kinds = updateKinds(given);
+  return repo.setAllowedUpdates(tx, call.botId, kinds === undefined ? null : JSON.stringify(kinds));
+};
 
 /**
  * The core's offset for Telegram's: updates below a positive offset are confirmed; none (or 0)
