@@ -110,7 +110,8 @@ function contentOf(
 ): Content {
   if (p.parse_mode !== undefined && p.parse_mode !== '') {
     if (!['html', 'markdown', 'markdownv2'].includes(p.parse_mode.toLowerCase())) {
-      throw badRequest(`unsupported parse_mode ${p.parse_mode}`);
+      // Telegram's words, which clients match to fall back to plain text.
+      throw badRequest('unsupported parse_mode');
     }
     return botContent(p.parse_mode, text, keyboard, telegramRefusal);
   }
