@@ -136,6 +136,17 @@ await describeStores('Telegram bot API through grammY', (t) => {
     ]);
   });
 
+  it('MarkdownV2 ~strike~ and ||spoiler|| keep their text; escaped or in legacy Markdown the markers stay', async () => {
+    const v2 = await bot.api.sendMessage(alice.user_id, '*bold* ~strike~ ||spoiler|| __u__ \\~ \\|\\| `a~b~`', {
+      parse_mode: 'MarkdownV2',
+    });
+    assert.equal(v2.text, 'bold strike spoiler u ~ || a~b~');
+    assert.deepEqual(v2.entities, [{ type: 'bold', offset: 0, length: 4 }]);
+    const legacy = await bot.api.sendMessage(alice.user_id, '*bold* ~strike~ ||spoiler||', { parse_mode: 'Markdown' });
+    assert.equal(legacy.text, 'bold ~strike~ ||spoiler||');
+    assert.deepEqual(legacy.entities, [{ type: 'bold', offset: 0, length: 4 }]);
+  });
+
   it('group messages in and a reply out; inline keyboard, callback query, answer and edit', async () => {
     const gid = await groupNumber();
     assert.ok(gid < 0, 'groups are negative');

@@ -3,25 +3,32 @@
 // bold and `_x_` italic; `__x__` (underline) and code are plain text; links and images as in HTML.
 // Only the constructs those libraries know are parsed: headings, lists, quotes, rules, tables,
 // indented code and raw HTML stay literal text, so "1. Buy milk" or "# 5" keep their characters.
-// Backslash escapes (MarkdownV2's `\.`, `\!`) come out as the plain character.
-import MarkdownIt from 'markdown-it';
+// Backslash escapes (MarkdownV2's `\.`, `\!`) come out as the plain character. MarkdownV2 alone has
+// `~strike~` and `||spoiler||`, kept as their text; in legacy Markdown `~` and `|` are characters.
+import MarkdownIt, { type MarkdownIt as Parser, type Token } from 'markdown-it';
 import { httpsAddress, PLAIN, RichTextBuilder, type Style } from './builder.js';
+import { markdownV2Delimiters } from './markdown-v2.js';
 
-const md = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false }).disable([
-  'code',
-  'blockquote',
-  'hr',
-  'list',
-  'reference',
-  'heading',
-  'lheading',
-  'html_block',
-  'html_inline',
-]);
-type Token = ReturnType<typeof md.parse>[number];
+export type MarkdownMode = 'Markdown' | 'MarkdownV2';
 
-// Every link is kept as a link, so a `javascript:` one is refused like in HTML rather than shown as text.
-md.validateLink = () => true;
+function parser(): Parser {
+  const md = new MarkdownIt('commonmark', { html: false, linkify: false, typographer: false }).disable([
+    'code',
+    'blockquote',
+    'hr',
+    'list',
+    'reference',
+    'heading',
+    'lheading',
+    'html_block',
+    'html_inline',
+  ]);
+  // Every link is kept as a link, so a `javascript:` one is refused like in HTML rather than shown as text.
+  md.validateLink = () => true;
+  return md;
+}
+
+const PARSERS: Record<MarkdownMode, Parser> = { Markdown: parser(), MarkdownV2: parser().use(markdownV2Delimiters) };
 
 function opened(token: Token, outer: Style): Style {
   switch (token.type) {
@@ -49,9 +56,9 @@ function inline(tokens: readonly Token[], out: RichTextBuilder): void {
 }
 
 /** The rich-text content for a Markdown text; throws ConversionError for a refused link or image. */
-export function markdownToRichText(markdown: string): string {
+export function markdownToRichText(markdown: string, mode: MarkdownMode): string {
   const out = new RichTextBuilder();
-  for (const token of md.parse(markdown, {})) {
+  for (const token of PARSERS[mode].parse(markdown, {})) {
     if (token.type === 'inline') {
       inline(token.children ?? [], out);
     } else if (token.type === 'fence') {

@@ -50,7 +50,11 @@ function contentText(
       return { objectName: 'richtext', rich: true, content: converted(htmlToRichText, text, refusal) };
     case 'Markdown':
     case 'MarkdownV2':
-      return { objectName: 'richtext', rich: true, content: converted(markdownToRichText, text, refusal) };
+      return {
+        objectName: 'richtext',
+        rich: true,
+        content: converted((markdown) => markdownToRichText(markdown, mode), text, refusal),
+      };
   }
 }
 
