@@ -201,6 +201,22 @@ await describeStores(
       assert.equal(telegramResult(await telegram('deleteWebhook', {})), true);
     });
 
+    it('setWebhook brings max_connections into 1 to 100 as Telegram does; a non-integer is still refused', async () => {
+      for (const max of [0, 101, -5, 100000, '0', '101']) {
+        const params = { url: 'http://127.0.0.1:9/hook', max_connections: max };
+        assert.equal(telegramResult(await telegram('setWebhook', params)), true, `max_connections ${String(max)}`);
+      }
+      for (const max of ['abc', 2.5]) {
+        telegramError(
+          await telegram('setWebhook', { url: 'http://127.0.0.1:9/hook', max_connections: max }),
+          400,
+          'Bad Request: max_connections: must be integer',
+          `max_connections ${String(max)}`,
+        );
+      }
+      assert.equal(telegramResult(await telegram('deleteWebhook', {})), true);
+    });
+
     it('allowed_updates are kept as Telegram reads them: lower case, known kinds once, none known is every kind', async () => {
       const allowed = async () =>
         (telegramResult(await telegram('getWebhookInfo', {})) as { allowed_updates?: string[] }).allowed_updates;

@@ -70,7 +70,9 @@ export const updateMethods = [
       secret_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$' })),
       drop_pending_updates: Type.Optional(Type.Boolean()),
       allowed_updates: AllowedUpdates,
-      max_connections: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+      // Telegram brings any integer into 1 to 100 rather than refusing it; deliveries here go one at
+      // a time (getWebhookInfo says 1), so the value is read and not used.
+      max_connections: Type.Optional(Type.Integer({ description: 'brought into 1 to 100; one connection is used' })),
       ip_address: Type.Optional(Type.String()),
       certificate: Type.Optional(Type.Unknown()),
     }),
