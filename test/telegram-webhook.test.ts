@@ -10,7 +10,7 @@ import { after, it } from 'node:test';
 import { Bot, webhookCallback } from 'grammy';
 import type { Update } from 'grammy/types';
 import { adminHeaders, describeStores } from './helpers/app.js';
-import { botCall, newBot, result, say, startReceiver } from './helpers/delivery.js';
+import { botCall, newBot, result, say, startReceiver, type Receiver as HookReceiver } from './helpers/delivery.js';
 import { createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 import * as telegram from '../src/modules/telegram/repo.js';
 
@@ -203,6 +203,64 @@ await describeStores(
         await receiver.close();
       }
       await bot.api.deleteWebhook({ drop_pending_updates: true });
+    });
+
+    /** What bots sent while `run` ran, in send order (the outbox feed from its cursor before). */
+    const sentDuring = async (run: () => Promise<void>): Promise<string[]> => {
+      const feed = async (after: string) => {
+        const r = await t().app.inject({
+          method: 'GET',
+          url: `/internal/v1/messages?after=${after}&limit=1000`,
+          headers: adminHeaders,
+        });
+        assert.equal(r.statusCode, 200, r.body);
+        return r.json<{ messages: { content: string }[]; next_cursor: string }>();
+      };
+      const { next_cursor: cursor } = await feed('0');
+      await run();
+      return (await feed(cursor)).messages.map((m) => m.content);
+    };
+
+    /** Sets the webhook to `receiver` and delivers one Update per text, each in its own tick. */
+    const deliverEach = async (receiver: HookReceiver, texts: string[]) => {
+      const bot = new Bot(token, { client: { apiRoot } });
+      await bot.api.setWebhook(receiver.url, { secret_token: SECRET, allowed_updates: [] });
+      for (const text of texts) {
+        await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text });
+        assert.equal(await tick(), 1, `one delivery ${text}`);
+      }
+      assert.equal(receiver.hits.length, texts.length);
+      // Each 200 delivered its Update, whatever came of the answer.
+      assert.equal((await bot.api.getWebhookInfo()).pending_update_count, 0);
+      await bot.api.deleteWebhook({ drop_pending_updates: true });
+    };
+
+    it('an answer cut short or over 256 KiB is not performed (a cut one would say something else); a whole one is', async () => {
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const call = (text: string, pad?: string) =>
+        new URLSearchParams({
+          method: 'sendMessage',
+          chat_id: alice.user_id,
+          text,
+          ...(pad === undefined ? {} : { pad }),
+        }).toString();
+      const whole = call('pay 10 coins, do NOT pay 1000');
+      const receiver = await startReceiver();
+      receiver.script(
+        // Up to "pay 10 coins", then the connection drops.
+        { status: 200, headers: form, body: whole, cut: whole.indexOf('%2C') },
+        // Its method call lies in the first 256 KiB.
+        { status: 200, headers: form, body: call('big answer', 'x'.repeat(400 * 1024)) },
+        { status: 200, headers: form, body: whole },
+      );
+      try {
+        const sent = await sentDuring(() =>
+          deliverEach(receiver, ['for a cut answer', 'for a big answer', 'for a whole answer']),
+        );
+        assert.deepEqual(sent, ['pay 10 coins, do NOT pay 1000'], 'only the whole answer was performed');
+      } finally {
+        await receiver.close();
+      }
     });
 
     it("the Telegram surface's allowed_updates filters neither native-format webhooks nor the native getUpdates", async () => {

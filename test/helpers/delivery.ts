@@ -181,6 +181,8 @@ export type Reply =
       body?: string | Buffer;
       /** Runs before the answer is sent: a slow receiver moves a fake clock here. */
       meanwhile?: () => void;
+      /** Sends only this many bytes of the body, under a Content-Length for all of it, then drops the connection. */
+      cut?: number;
     };
 
 export interface Receiver {
@@ -206,9 +208,21 @@ export async function startReceiver(fallback: Reply = 200): Promise<Receiver> {
     req.on('end', () => {
       hits.push({ method: req.method, path: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() });
       const reply = queue.shift() ?? otherwise;
-      const { status, headers = {}, body = 'ok', meanwhile } = typeof reply === 'number' ? { status: reply } : reply;
+      const {
+        status,
+        headers = {},
+        body = 'ok',
+        meanwhile,
+        cut,
+      } = typeof reply === 'number' ? { status: reply } : reply;
       meanwhile?.();
-      res.writeHead(status, headers).end(body);
+      if (cut === undefined) res.writeHead(status, headers).end(body);
+      else {
+        const bytes = Buffer.from(body);
+        res.writeHead(status, { ...headers, 'content-length': String(bytes.length) });
+        // Dropped once the part is handed to the socket, so the client reads the part, then the close.
+        res.write(bytes.subarray(0, cut), () => res.destroy());
+      }
       for (const w of waiting.filter((x) => hits.length >= x.n)) {
         waiting.splice(waiting.indexOf(w), 1);
         w.resolve();

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
+import { TELEGRAM_BODY_LIMIT } from '../../http/body.js';
 import { postWebhook, webhookHeaders, WEBHOOK_TIMEOUT_MS } from './webhook-post.js';
 import { INSECURE_REFUSED } from './webhook-url.js';
 
@@ -53,7 +54,7 @@ async function withServer(
 }
 
 const ATTEMPT = { key: KEY, id: 'upd_1', body: '{"a":1}', now: NOW };
-const post = (url: string, extra: { allowInsecure?: boolean; timeoutMs?: number } = {}) =>
+const post = (url: string, extra: { allowInsecure?: boolean; timeoutMs?: number; keepBody?: boolean } = {}) =>
   postWebhook({ ...ATTEMPT, url, allowInsecure: true, ...extra });
 
 describe('webhookHeaders', () => {
@@ -135,6 +136,46 @@ describe('postWebhook', () => {
         assert.equal(attempt.ok, true);
         assert.equal(attempt.status, 202);
       },
+    );
+  });
+
+  it('keeps an answer only when it arrived whole within 256 KiB; its status counts either way', async () => {
+    const kept = async (respond: (res: ServerResponse) => void, timeoutMs?: number) => {
+      let attempt: Awaited<ReturnType<typeof postWebhook>> | undefined;
+      await withServer(
+        (_req, res) => {
+          respond(res);
+        },
+        async (url) => {
+          attempt = await post(url, { keepBody: true, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+        },
+      );
+      return { ok: attempt?.ok, status: attempt?.status, error: attempt?.error, bytes: attempt?.body?.length };
+    };
+    /** Declares 100 bytes, sends 10, then `then`. */
+    const part = (then: (res: ServerResponse) => void) => (res: ServerResponse) => {
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('x'.repeat(10), () => {
+        then(res);
+      });
+    };
+    const delivered = { ok: true, status: 200, error: null };
+    assert.deepEqual(await kept((res) => res.end(Buffer.alloc(TELEGRAM_BODY_LIMIT, 'x'))), {
+      ...delivered,
+      bytes: TELEGRAM_BODY_LIMIT,
+    });
+    assert.deepEqual(await kept((res) => res.end(Buffer.alloc(TELEGRAM_BODY_LIMIT + 1, 'x'))), {
+      ...delivered,
+      bytes: undefined,
+    });
+    // Dropped part-way, and stalled until the timeout.
+    assert.deepEqual(await kept(part((res) => res.destroy())), { ...delivered, bytes: undefined });
+    assert.deepEqual(
+      await kept(
+        part(() => undefined),
+        200,
+      ),
+      { ...delivered, bytes: undefined },
     );
   });
 

@@ -47,7 +47,10 @@ export interface Attempt {
   /** from a Retry-After header (seconds or HTTP date), in ms */
   retryAfterMs: number | null;
   durationMs: number;
-  /** The response body (up to TELEGRAM_BODY_LIMIT, 256 KiB), when the caller asked for it. */
+  /**
+   * The response body, when the caller asked for it and it arrived whole within TELEGRAM_BODY_LIMIT
+   * (256 KiB): a cut one would be performed as a different method call.
+   */
   body?: Buffer;
   /** The response's Content-Type, with the body: how an answer in it is to be read. */
   contentType?: string | undefined;
@@ -109,7 +112,7 @@ function describeError(err: unknown): string {
 
 /**
  * One delivery attempt; never throws. Extra `headers` go with the signed ones, and `keepBody` returns
- * the (capped) response body. Addresses are vetted again at connect time (guardedLookup), so a name
+ * the response body if it arrived whole within the cap. Addresses are vetted again at connect time (guardedLookup), so a name
  * that resolves elsewhere after the URL check (DNS rebinding) is refused unless allowInsecure. The
  * timeout (WEBHOOK_TIMEOUT_MS, `timeoutMs` in tests) covers connect and response; redirects are not
  * followed (a 3xx is a failure); `now` stamps the webhook-timestamp header.
@@ -166,7 +169,8 @@ export async function postWebhook(input: {
       let response: IncomingMessage | undefined;
       const chunks: Buffer[] = [];
 
-      const outcome = (res: IncomingMessage): Attempt => {
+      // `whole`: the body ended as the response framed it (res.complete) and was not dropped at the cap.
+      const outcome = (res: IncomingMessage, whole = false): Attempt => {
         const status = res.statusCode ?? 0;
         const ok = status >= 200 && status < 300;
         const redirect = status >= 300 && status < 400;
@@ -176,7 +180,9 @@ export async function postWebhook(input: {
           error: ok ? null : redirect ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
           retryAfterMs: retryAfterMs(res.headers['retry-after'], input.now),
           durationMs: elapsed(),
-          ...(input.keepBody === true ? { body: Buffer.concat(chunks), contentType: res.headers['content-type'] } : {}),
+          ...(input.keepBody === true && whole
+            ? { body: Buffer.concat(chunks), contentType: res.headers['content-type'] }
+            : {}),
         };
       };
       const settle = (attempt: Attempt) => {
@@ -210,12 +216,13 @@ export async function postWebhook(input: {
         let read = 0;
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
-          if (input.keepBody === true) chunks.push(chunk);
-          if (read >= cap) settle(outcome(res));
+          // Checked before keeping: a body over the cap is dropped, as a direct call that large gets 413.
+          if (read > cap) settle(outcome(res));
+          else if (input.keepBody === true) chunks.push(chunk);
         });
-        // A body cut short does not change what the status said.
+        // A body cut short (dropped, stalled, abandoned) does not change what the status said, but is not kept.
         res.on('end', () => {
-          settle(outcome(res));
+          settle(outcome(res, res.complete));
         });
         res.on('error', () => {
           settle(outcome(res));
