@@ -263,6 +263,34 @@ await describeStores(
       }
     });
 
+    it('a JSON answer a direct call would refuse (deeper than 32 levels, a __proto__ or constructor.prototype key) is not performed', async () => {
+      const json = { 'content-type': 'application/json' };
+      const call = (text: string) => JSON.stringify({ method: 'sendMessage', chat_id: alice.user_id, text });
+      let deep: unknown = 1;
+      for (let i = 0; i < 40; i++) deep = [deep];
+      // Written as text: an object literal's __proto__ would set the prototype, not a key.
+      const withKey = (text: string, key: string) => `${call(text).slice(0, -1)},${key}}`;
+      const receiver = await startReceiver();
+      receiver.script(
+        {
+          status: 200,
+          headers: json,
+          body: JSON.stringify({ ...(JSON.parse(call('deep answer')) as object), extra: deep }),
+        },
+        { status: 200, headers: json, body: withKey('proto answer', '"__proto__":{"x":1}') },
+        { status: 200, headers: json, body: withKey('constructor answer', '"constructor":{"prototype":{"x":1}}') },
+        { status: 200, headers: json, body: call('plain answer') },
+      );
+      try {
+        const sent = await sentDuring(() =>
+          deliverEach(receiver, ['for deep', 'for proto', 'for constructor', 'for plain']),
+        );
+        assert.deepEqual(sent, ['plain answer'], 'only the plain answer was performed');
+      } finally {
+        await receiver.close();
+      }
+    });
+
     it("the Telegram surface's allowed_updates filters neither native-format webhooks nor the native getUpdates", async () => {
       const { bot, r } = await echoBot({ webhookReply: true, secret: SECRET });
       await bot.api.setWebhook(r.url, { secret_token: SECRET, allowed_updates: ['callback_query'] });

@@ -2,11 +2,12 @@
 // (`{"method":"sendMessage", ...}`, or the same as a form or multipart/form-data, which aiogram
 // answers): it is performed by the bot through the same method code as a call to
 // /telegram/bot<token>/<method>. What it returns, or why it failed, goes nowhere.
+import { isUtf8 } from 'node:buffer';
 import { formBody } from '../../http/body.js';
 import type { Services } from '../../services.js';
 import { findBot } from '../bots/index.js';
 import { multipartFields } from './multipart.js';
-import { isRecord, mergeParams } from './params.js';
+import { isRecord, jsonParam, mergeParams } from './params.js';
 import { methodNamed } from './registry.js';
 import * as repo from './repo.js';
 
@@ -15,8 +16,10 @@ async function answerFields(body: Buffer, contentType: string | undefined): Prom
   const type = (contentType?.split(';')[0] ?? '').trim().toLowerCase();
   if (type === 'application/x-www-form-urlencoded') return formBody(body);
   if (type === 'multipart/form-data' && contentType !== undefined) return multipartFields(body, contentType);
-  // JSON, and any other type as before: receivers that send JSON without saying so.
-  return JSON.parse(body.toString()) as unknown;
+  // JSON, and any other type as before: receivers that send JSON without saying so. Held to what a
+  // call's JSON body is (body.ts, app.ts): UTF-8, no __proto__ or constructor.prototype key, at most
+  // MAX_DEPTH levels; jsonParam throws otherwise, and the answer is dropped.
+  return isUtf8(body) ? jsonParam('answer', body.toString()) : undefined;
 }
 
 /** Runs the method call in a webhook answer's body, if it is one; never throws. */
