@@ -72,6 +72,18 @@ async function holdingReceiver(status: number) {
   };
 }
 
+/** Points the bot's webhook at `hookUrl` (a receiver answering 500) and has `fan` write to it: the failed first attempt. */
+async function failedFirstAttempt(t: TestApp, owner: TestUser, fan: TestUser, botUserId: string, hookUrl: string) {
+  const s = t.services;
+  const url = await s.delivery.vet(hookUrl);
+  await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, botUserId, url));
+  await say(t.app, { from: fan.user_id, to: botUserId, text: 'hello' });
+  assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
+  const [failedOne] = await s.developers.deliveries(owner.user_id, botUserId);
+  assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+  return failedOne;
+}
+
 /** 'redelivered', or the id of the AppError the redelivery was refused with. */
 async function outcome(redeliver: () => Promise<unknown>): Promise<string> {
   try {
@@ -83,6 +95,23 @@ async function outcome(redeliver: () => Promise<unknown>): Promise<string> {
   }
 }
 
+/** A bot with its owner and a fan, a receiver answering 500, and another instance's dispatcher on the same store. */
+async function twoDispatchers(t: TestApp, name: string) {
+  const s = t.services;
+  const [owner, fan] = (await createUsers(t.app, 2)) as [TestUser, TestUser];
+  const bot = await createBot(t.app, owner.user_id, name);
+  return {
+    s,
+    owner,
+    fan,
+    bot,
+    redeliver: (id: number) =>
+      outcome(() => s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, id))),
+    other: new WebhookDispatcher(s.db, s.work, s.clock, s.box, s.metrics, s.config, s.invalidations),
+    hook: await holdingReceiver(500),
+  };
+}
+
 await describeStoresOnFakeClock(
   'redelivery while an attempt is under way',
   (t, clock) => {
@@ -92,26 +121,13 @@ await describeStoresOnFakeClock(
         timeout: 30_000,
       },
       async () => {
-        const s = t().services;
-        const run = <T>(fn: (w: Work) => Promise<T>) => s.work.run(fn);
-        const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
-        const bot = await createBot(t().app, owner.user_id, 'Leased');
-        const redeliver = (id: number) =>
-          outcome(() => run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, id)));
+        const { s, owner, fan, bot, redeliver, other, hook } = await twoDispatchers(t(), 'Leased');
         const log = async () =>
           (await s.developers.deliveries(owner.user_id, bot.bot_user_id)).map((d) => [d.attempt, d.state]);
-        // Another instance's dispatcher on the same store.
-        const other = new WebhookDispatcher(s.db, s.work, s.clock, s.box, s.metrics, s.config, s.invalidations);
-        const hook = await holdingReceiver(500);
         let held: ReturnType<typeof hook.holdNext> | undefined;
         let attempt: Promise<number> | undefined;
         try {
-          const url = await s.delivery.vet(hook.url);
-          await run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
-          await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
-          assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
-          const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
-          assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+          const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
 
           // Past its backoff, the retry goes out and the receiver holds it: its lease is live.
           clock.advance(60_000);
@@ -201,24 +217,13 @@ await describeStoresOnFakeClock(
   'an Update growing old while an attempt of it is under way',
   (t, clock) => {
     it('stays queued until the attempt ends: a redelivery meanwhile is refused, then it is dropped', async () => {
-      const s = t().services;
-      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
-      const bot = await createBot(t().app, owner.user_id, 'Aging');
-      const redeliver = (id: number) =>
-        outcome(() => s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, id)));
+      const { s, owner, fan, bot, redeliver, other, hook } = await twoDispatchers(t(), 'Aging');
       const queued = async () =>
         (await s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute()).length;
-      const other = new WebhookDispatcher(s.db, s.work, s.clock, s.box, s.metrics, s.config, s.invalidations);
-      const hook = await holdingReceiver(500);
       let held: ReturnType<typeof hook.holdNext> | undefined;
       let attempt: Promise<number> | undefined;
       try {
-        const url = await s.delivery.vet(hook.url);
-        await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
-        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
-        assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
-        const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
-        assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+        const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
         const dropped = await metric(t().app, 'updates_dropped_total');
 
         // The retry (due after 1 s) is held by the receiver, its lease live for 30 s; 10 s on, the
@@ -295,12 +300,7 @@ await describe('redelivery racing a success (PostgreSQL)', { skip }, () => {
         commit = resolve;
       });
       try {
-        const url = await s.delivery.vet(hook.url);
-        await s.work.run((w) => s.developers.setWebhook(w, owner.user_id, bot.bot_user_id, url));
-        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'hello' });
-        assert.equal(await s.dispatcher.tick(), 1, 'the first attempt');
-        const [failedOne] = await s.developers.deliveries(owner.user_id, bot.bot_user_id);
-        assert.ok(failedOne?.state === 'failed', 'the first attempt failed');
+        const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
         const queued = () =>
           s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
 
