@@ -8,13 +8,13 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
 import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import { WebhookDispatcher } from '../src/modules/delivery/index.js';
 import { describeStoresOnFakeClock, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import { metric, say } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { blockedBy, holdTransaction, tracked, type HeldTransaction } from './helpers/pg-locks.js';
 import { storesUnderTest } from './helpers/stores.js';
 
 /** A webhook receiver answering `status`, except a request it was told to hold, answered on release. */
@@ -295,21 +295,14 @@ await describe('redelivery racing a success (PostgreSQL)', { skip }, () => {
       const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
       const bot = await createBot(t().app, owner.user_id, 'Raced');
       const hook = await holdingReceiver(500);
-      let commit: () => void = () => undefined;
-      const committing = new Promise<void>((resolve) => {
-        commit = resolve;
-      });
+      let success: HeldTransaction | undefined;
       try {
         const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
         const queued = () =>
           s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
 
         // What the dispatcher's success writes: the attempt, and the Update taken off the queue.
-        let wrote!: (pid: number) => void;
-        const written = new Promise<number>((resolve) => {
-          wrote = resolve;
-        });
-        const success = s.db.k.transaction().execute(async (tx) => {
+        success = await holdTransaction(s.db.k, async (tx) => {
           await tx.deleteFrom('updates').where('bot_user_id', '=', bot.bot_user_id).execute();
           await tx
             .insertInto('webhook_deliveries')
@@ -325,36 +318,23 @@ await describe('redelivery racing a success (PostgreSQL)', { skip }, () => {
               payload: null,
             })
             .execute();
-          const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(tx);
-          wrote(rows[0]?.pid ?? -1);
-          await committing;
         });
-        const successPid = await written;
-        const redelivery = outcome(() =>
-          s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id)),
-        );
-        const redelivering = { settled: false };
-        void redelivery.then(
-          () => (redelivering.settled = true),
-          () => (redelivering.settled = true),
+        const redelivery = tracked(
+          outcome(() => s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id))),
         );
         // Until a statement waits on the success's transaction: the redelivery's update of the queue,
         // on the row the success deleted (or, if it never does, until the redelivery has ended).
-        for (;;) {
-          const { rows } = await sql<{ n: number }>`
-          select count(*)::int as n from pg_stat_activity a where ${successPid} = any(pg_blocking_pids(a.pid))`.execute(
-            s.db.k,
-          );
-          if ((rows[0]?.n ?? 0) > 0 || redelivering.settled) break;
-        }
-        assert.equal(redelivering.settled, false, 'the redelivery waited on the success');
-        commit();
-        await success;
-        assert.equal(await redelivery, 'delivery_not_failed');
+        assert.equal(
+          await blockedBy(s.db.k, success.pid, redelivery.settled),
+          true,
+          'the redelivery waited on the success',
+        );
+        await success.end();
+        assert.equal(await redelivery.promise, 'delivery_not_failed');
         assert.deepEqual(await queued(), []);
       } finally {
         // Whatever failed, the success's transaction ends, so the app can close its pool.
-        commit();
+        await success?.end();
         await hook.close();
       }
     },
