@@ -49,6 +49,24 @@ function postingStatements(db: Db) {
           sql<boolean>`(case when kind = 'issuance' then balance_cents >= ${cents} - 9223372036854775807 else balance_cents >= ${cents} end)`,
         ),
     ),
+    /**
+     * PostgreSQL only (SQLite has one writer and no row locks). Arguments: the two account ids.
+     * Each UPDATE holds its row until commit: a send and a receive between the same two users at
+     * once took the rows in opposite orders and deadlocked (seen only after deadlock_timeout, 1 s,
+     * then retried, often into the next one). Both are taken first, in id order.
+     */
+    lockPair:
+      db.dialect === 'postgres'
+        ? prepare(
+            db,
+            k
+              .selectFrom('ledger_accounts')
+              .select('account_id')
+              .where('account_id', 'in', [arg(0), arg(1)])
+              .orderBy('account_id')
+              .forUpdate(),
+          )
+        : undefined,
     /** Arguments: cents, now, account id. */
     credit: prepare(
       db,
@@ -98,6 +116,7 @@ export class Ledger {
     // the issuance account (which may go negative) and the destination need creating; the
     // destination after the debit, so that a refused posting creates no account.
     if (p.from.userId === null) await q.ensureAccount.run(tx, [p.from.account, 'issuance', null, now]);
+    await q.lockPair?.run(tx, [p.from.account, p.to.account]);
     const cents = BigInt(p.cents);
     const debit = await q.debit.run(tx, [cents, now, p.from.account]);
     if (Number(debit.numAffectedRows ?? 0) === 0) return false;

@@ -1,0 +1,90 @@
+// Two postings between the same two accounts in opposite directions at once (a send and a receive)
+// deadlocked on PostgreSQL: each UPDATE took its row in the order of the posting, the debit's first.
+// PostgreSQL saw it only after deadlock_timeout (1 s) and aborted one, which was retried, often
+// into the next; under load transfers took up to a minute and some answered 500. A posting now
+// takes both rows first, in account id order. Shown here without a race: while a third transaction
+// holds the lower row, a posting from the higher account must wait holding nothing.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { checkLedger, Ledger, userAccount } from '../src/modules/points/index.js';
+import { startTestApp, type TestApp } from './helpers/app.js';
+import { applyEvents, createUsers, type TestUser } from './helpers/factories.js';
+import { blockedBy, holdTransaction, tracked, type HeldTransaction } from './helpers/pg-locks.js';
+import { storesUnderTest } from './helpers/stores.js';
+
+const skip = (await storesUnderTest()).includes('postgres')
+  ? false
+  : 'PostgreSQL not reachable (set TEST_DATABASE_URL)';
+
+await describe('ledger postings lock both accounts in one order (PostgreSQL)', { skip }, () => {
+  let app: TestApp | undefined;
+  const t = (): TestApp => {
+    if (app === undefined) throw new Error('not started');
+    return app;
+  };
+  before(async () => {
+    app = await startTestApp('postgres');
+  });
+  after(async () => {
+    await app?.close();
+  });
+
+  it('a posting waiting for one of its accounts holds neither', { timeout: 30_000 }, async () => {
+    const s = t().services;
+    const users = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+    await applyEvents(
+      t().app,
+      users.map((u) => ({ type: 'points.credited', data: { user_id: u.user_id, amount: '10' } })),
+    );
+    const [low, high] = [...users].sort((a, b) => (userAccount(a.user_id) < userAccount(b.user_id) ? -1 : 1)) as [
+      TestUser,
+      TestUser,
+    ];
+    const account = (u: TestUser) => ({ account: userAccount(u.user_id), userId: u.user_id });
+    const ledger = new Ledger(s.db);
+    let holder: HeldTransaction | undefined;
+    try {
+      holder = await holdTransaction(s.db.k, async (tx) => {
+        await sql`select account_id from ledger_accounts where account_id = ${userAccount(low.user_id)} for update`.execute(
+          tx,
+        );
+      });
+      // From the higher account to the lower: its debit came first and took the higher row.
+      const posting = tracked(
+        s.db.k
+          .transaction()
+          .execute((tx) =>
+            ledger.post(
+              tx,
+              { kind: 'transfer', reference: 'r1', from: account(high), to: account(low), cents: 100 },
+              1,
+            ),
+          ),
+      );
+      assert.equal(await blockedBy(s.db.k, holder.pid, posting.settled), true, 'the posting waits for the lower row');
+      // The opposite posting's first lock: free, so it could not close a cycle.
+      const higherRowFree = await s.db.k.transaction().execute(async (tx) => {
+        try {
+          await sql`select account_id from ledger_accounts where account_id = ${userAccount(high.user_id)} for update nowait`.execute(
+            tx,
+          );
+          return true;
+        } catch (e) {
+          if (e instanceof Error && 'code' in e && e.code === '55P03') return false;
+          throw e;
+        }
+      });
+      assert.equal(higherRowFree, true, 'the waiting posting holds the higher row');
+      await holder.end();
+      assert.equal(await posting.promise, true);
+      const check = await checkLedger(s.db.k);
+      assert.deepEqual(
+        [check.unbalancedTransactions, check.negativeUserAccounts, check.entriesMatchBalances],
+        [0, 0, true],
+      );
+    } finally {
+      await holder?.end();
+    }
+  });
+});
