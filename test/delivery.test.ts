@@ -396,6 +396,40 @@ await describeStoresOnFakeClock('bot updates: delivery rules, getUpdates, button
     assert.ok(elapsed >= 950 && elapsed < 3000, `took ${Math.round(elapsed)} ms`);
   });
 
+  it(
+    'polls held together with one timeout end on their own: the woken at once, the others at the timeout',
+    BOUNDED,
+    async () => {
+      // They share one timer (service.ts, Expiry): waking one must neither end nor strand the others.
+      const [woken, ...others] = [
+        await makeBot('shared timer a'),
+        await makeBot('shared timer b'),
+        await makeBot('shared timer c'),
+      ];
+      const started = performance.now();
+      const hold = async (bot: BotCreds) => {
+        const waiting = nextWait(t().services.delivery);
+        const held = poll(bot, { timeout: 1 }).then((r) => ({ r, at: performance.now() }));
+        await waiting;
+        return { held };
+      };
+      const { held: first } = await hold(woken);
+      const rest = [];
+      for (const bot of others) rest.push((await hold(bot)).held);
+      const message = await dm(woken, 'only you');
+      const { r, at } = await first;
+      assert.deepEqual(result(r), [messageUpdate(1, message)]);
+      assert.ok(at - started < 900, `the woken poll answered after ${Math.round(at - started)} ms`);
+      for (const [i, held] of rest.entries()) {
+        const { r: empty, at: ended } = await held;
+        assert.deepEqual(result(empty), [], `poll ${i + 2} answered empty`);
+        const elapsed = ended - started;
+        assert.ok(elapsed >= 950 && elapsed < 3000, `poll ${i + 2} took ${Math.round(elapsed)} ms`);
+      }
+      assert.equal(t().services.delivery.polling, 0, 'nothing is left held');
+    },
+  );
+
   it('a second concurrent getUpdates ends the first with 409', BOUNDED, async () => {
     const bot = await makeBot('contested poller');
     const waiting = nextWait(t().services.delivery);

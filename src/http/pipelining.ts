@@ -11,6 +11,12 @@ export const MAX_WAITING = 16;
 /** Requests begun and not yet answered, by connection (gone with the connection). */
 const waiting = new WeakMap<Socket, number>();
 
+/** A response closed (sent, or its connection gone): one request fewer waits on its connection. */
+function answered(this: ServerResponse): void {
+  const { socket } = this.req;
+  waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
+}
+
 /**
  * Counts each request on its connection from the moment Node hands it over until its response
  * closes (sent, or the connection gone), ahead of Fastify: requests Fastify answers without its
@@ -21,9 +27,9 @@ export function limitPipelining(server: Server): void {
     const { socket } = request;
     const n = (waiting.get(socket) ?? 0) + 1;
     waiting.set(socket, n);
-    response.once('close', () => {
-      waiting.set(socket, (waiting.get(socket) ?? 1) - 1);
-    });
+    // One shared listener, no closure or once-wrapper per request: a held long poll keeps its
+    // listener for as long as it waits, 10,000 times over. 'close' is emitted once.
+    response.on('close', answered);
     // Node still hands over the rest of what it read; app.ts runs nothing for a closed connection.
     if (n > MAX_WAITING) socket.destroy();
   });
