@@ -278,6 +278,22 @@ describe('Redis token bucket shared by instances', { skip: redisUp ? false : 'Re
     ]);
   });
 
+  it('instances whose clocks differ by 20 ms, taking in turn, give no more than burst + rate × elapsed', async () => {
+    const [behind, ahead] = [new RedisRateLimiter(connect()), new RedisRateLimiter(connect())];
+    const key = fresh('skew');
+    const bucket = { perSecond: 100, burst: 100 };
+    // A round-robin balancer: one take each per 5 ms for a second, the second instance's clock 20 ms ahead.
+    let accepted = 0;
+    for (let t = 0; t < 1000; t += 5) {
+      if ((await behind.take([{ key, bucket }], T0 + t)).ok) accepted++;
+      if ((await ahead.take([{ key, bucket }], T0 + t + 20)).ok) accepted++;
+    }
+    // At most burst + rate × elapsed (T0 to the last take at T0 + 1015 ms): 201. Exactly: one take at
+    // T0, then the bucket full again at T0 + 20 (the ahead clock's first take), refilled until
+    // T0 + 1015: 1 + 100 + 99.5. A rewound stamp refilled the skew on every turn: all 400 passed.
+    assert.equal(accepted, 200);
+  });
+
   it('memory limiters, by contrast, are per instance', () => {
     const [one, two] = [new MemoryRateLimiter(), new MemoryRateLimiter()];
     const key = fresh('local');

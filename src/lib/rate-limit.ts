@@ -121,10 +121,11 @@ export class MemoryRateLimiter implements RateLimiter {
 
 // KEYS: the buckets; ARGV: now ms, then per second and burst of each key in turn. Returns {0, 0}
 // when every bucket gave a token, else {i, tokens * 1000} of the first (from 1) that had none,
-// having changed no bucket.
+// having changed no bucket. Instances' clocks differ: `at` never moves back, else an instance
+// behind would rewind it and the next take by one ahead would refill the skew again.
 const TAKE = `
 local now = tonumber(ARGV[1])
-local left = {}
+local left, stamp = {}, {}
 for i, key in ipairs(KEYS) do
   local rate, burst = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
   local state = redis.call('HMGET', key, 'tokens', 'at')
@@ -133,10 +134,11 @@ for i, key in ipairs(KEYS) do
   tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
   if tokens < 1 then return {i, math.floor(tokens * 1000)} end
   left[i] = tokens - 1
+  stamp[i] = math.max(now, at)
 end
 for i, key in ipairs(KEYS) do
   local rate, burst = tonumber(ARGV[2 * i]), tonumber(ARGV[2 * i + 1])
-  redis.call('HSET', key, 'tokens', tostring(left[i]), 'at', tostring(now))
+  redis.call('HSET', key, 'tokens', tostring(left[i]), 'at', tostring(stamp[i]))
   redis.call('PEXPIRE', key, math.ceil(burst / rate * 1000) + 1000)
 end
 return {0, 0}
