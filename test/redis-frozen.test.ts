@@ -91,9 +91,15 @@ describe(
       await returned;
       assert.equal(link.up, true);
       assert.deepEqual(changes.at(-1), [true, 'answering again']);
-      // Redis never saw `during` (memory did): a true proves the claim went to Redis again.
-      assert.equal(await shared.nonces.claim(during, now + 60_000, now), true, 'Redis answers again');
-      assert.deepEqual(sent.slice(-1), ['set']);
+      // Redis never saw `during`, memory did: its replay is refused there, Redis not asked.
+      sent.length = 0;
+      assert.equal(await shared.nonces.claim(during, now + 60_000, now), false, 'a replay of an outage claim');
+      assert.deepEqual(sent, []);
+      // A key memory never saw goes to Redis again.
+      const back = randomBytes(32);
+      assert.equal(await shared.nonces.claim(back, now + 60_000, now), true, 'Redis answers again');
+      assert.equal(await shared.nonces.claim(back, now + 60_000, now), false, 'Redis remembers it');
+      assert.deepEqual(sent, ['set', 'set']);
     });
   },
 );

@@ -24,6 +24,21 @@ it('claims a key once until it expires, and forgets expired slots', () => {
   assert.equal(store.claim(k1, now + 300_000, later), true);
 });
 
+it('has answers whether a key is claimed, recording nothing, and drops what expired', () => {
+  const store = new MemoryNonceStore();
+  const now = 1_000_000_000;
+  const [k1, k2] = [digest('1'), digest('2')];
+  assert.equal(store.has(k1, now + 300_000, now), false);
+  assert.equal(store.claim(k1, now + 300_000, now), true, 'has recorded nothing');
+  assert.equal(store.has(k1, now + 300_000, now + 1), true);
+  assert.equal(store.has(k2, now + 300_000, now + 1), false);
+  // Its 10 s slot (the one holding now + 300 s) ends at now + 310 s.
+  assert.equal(store.has(k1, now + 300_000, now + 309_999), true);
+  assert.equal(store.has(k1, now + 300_000, now + 310_000), false);
+  // The expired slot is gone, not only unanswered: the same slot starts empty again.
+  assert.equal(store.claim(k1, now + 300_000, now), true);
+});
+
 it('holds many keys in one slot (the table grows) and still refuses every repeat', () => {
   const store = new MemoryNonceStore();
   const now = 2_000_000_000;

@@ -39,6 +39,10 @@ class NumberSet {
     return true;
   }
 
+  has(k: number): boolean {
+    return this.table[NumberSet.slotOf(this.table, k)] === k;
+  }
+
   /**
    * Removes `k`. Linear probing finds a key by walking from its home place to the first empty one,
    * so the keys after the gap in that run are shifted back into it where their walk passes it.
@@ -112,6 +116,16 @@ export class MemoryNonceStore implements NonceStore {
 
   release(key: Buffer, expiresAt: number): void {
     this.slots.get(MemoryNonceStore.slotOf(expiresAt))?.delete(MemoryNonceStore.numberOf(key));
+  }
+
+  /**
+   * Whether the key is recorded and not expired, recording nothing. Expired slots are dropped on
+   * the way, so a store asked but no longer claimed from still empties.
+   */
+  has(key: Buffer, expiresAt: number, now: number): boolean {
+    if (this.slots.size === 0) return false;
+    this.dropExpired(now);
+    return this.slots.get(MemoryNonceStore.slotOf(expiresAt))?.has(MemoryNonceStore.numberOf(key)) ?? false;
   }
 
   private static slotOf(expiresAt: number): number {
@@ -361,7 +375,18 @@ export async function openSharedState(redisUrl: string | undefined, timings?: Li
   if (redisUrl === undefined) return localSharedState();
   const link = await RedisLink.open(redisUrl, timings);
   const bus = new RedisBus(link, link.connect(), link.connect());
-  const nonces = fallback<NonceStore>(link, new RedisNonceStore(link.redis), new MemoryNonceStore());
+  const inMemory = new MemoryNonceStore();
+  // A key claimed in memory while Redis was lost is unknown to Redis: memory refuses it until it
+  // expires. Nothing new is recorded there while Redis answers, so it empties.
+  const remote = new RedisNonceStore(link.redis);
+  const nonces = fallback<NonceStore>(
+    link,
+    {
+      claim: (key, expiresAt, now) => !inMemory.has(key, expiresAt, now) && remote.claim(key, expiresAt, now),
+      release: (key) => remote.release(key),
+    },
+    inMemory,
+  );
   // A claim is given back to the store that took it, whichever answers when it is given back.
   const claimedIn = new WeakMap<Buffer, NonceStore>();
   const limiter = fallback<RateLimiter>(link, new RedisRateLimiter(link.redis), new MemoryRateLimiter());
