@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { describeStores } from './helpers/app.js';
+import { adminHeaders, describeStores } from './helpers/app.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -118,6 +118,25 @@ await describeStores('OpenAPI document', (t) => {
         }
       }
     }
+  });
+
+  it('documents each event type of an event batch with its data, and its example applies', async () => {
+    const op = operations(await load()).find((o) => o.id === 'post /internal/v1/events')?.op;
+    const [body] = examples(isObject(op?.requestBody) ? op.requestBody.content : undefined);
+    const events =
+      isObject(body?.schema) && isObject(body.schema.properties) ? body.schema.properties.events : undefined;
+    const variants = isObject(events) && isObject(events.items) ? events.items.anyOf : undefined;
+    const types = (Array.isArray(variants) ? variants : []).map((v: unknown) =>
+      isObject(v) && isObject(v.properties) && isObject(v.properties.type) ? v.properties.type.enum : undefined,
+    );
+    assert.deepEqual(types.flat().toSorted(), t().services.events.types.toSorted());
+    const res = await t().app.inject({
+      method: 'POST',
+      url: '/internal/v1/events',
+      headers: adminHeaders,
+      payload: body?.example as Json,
+    });
+    assert.deepEqual([res.statusCode, res.json()], [200, { applied: 1, duplicates: 0, refused: [] }]);
   });
 
   it('documents the parameters of the bot methods, the token endpoints and the Telegram methods', async () => {

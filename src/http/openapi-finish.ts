@@ -15,6 +15,11 @@ declare module 'fastify' {
      * 'querystring'`, routes that answer GET too) or as the form and JSON body (`in: 'body'`).
      */
     mergedParams?: { in: 'querystring' | 'body'; schema: TSchema };
+    /**
+     * The body as the document shows it, where the route checks its parts itself (the events of a
+     * batch, each refused with its index): Fastify validates `body`, the document shows this.
+     */
+    documentedBody?: TSchema;
   }
 }
 
@@ -165,8 +170,9 @@ function withoutDefaultedRequired(schema: TSchema): TSchema {
   return { ...schema, required: required.filter((name) => !isDefaulted(name)) };
 }
 
-/** Merged parameters as the part the document shows them in. */
-function documentedParams({ mergedParams, ...schema }: FastifySchema): FastifySchema {
+/** Merged parameters as the part the document shows them in, and a documented body as the body. */
+function documentedParams({ mergedParams, documentedBody, ...rest }: FastifySchema): FastifySchema {
+  const schema = documentedBody === undefined ? rest : { ...rest, body: documentedBody };
   if (mergedParams === undefined) return schema;
   const params = withoutDefaultedRequired(mergedParams.schema);
   return mergedParams.in === 'body'

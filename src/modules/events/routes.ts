@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { operatorErrors } from '../../http/internal.js';
 import type { App } from '../../http/types.js';
 import type { Services } from '../../services.js';
@@ -21,6 +21,19 @@ const BatchResult = Type.Object({
   refused: Type.Array(Type.Object({ id: Type.String(), reason: Type.String() })),
 });
 
+/** What the document shows: each event type with its `data` (the batch checks them itself, above). */
+const documentedBatch = (events: { type: string; schema: TSchema }[]) =>
+  Type.Object({
+    events: Type.Array(
+      Type.Union(
+        events.map(({ type, schema }) =>
+          Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }), type: Type.Literal(type), data: schema }),
+        ),
+      ),
+      { maxItems: 1000 },
+    ),
+  });
+
 export function eventRoutes(app: App, s: Services): void {
   app.post(
     '/internal/v1/events',
@@ -31,6 +44,7 @@ export function eventRoutes(app: App, s: Services): void {
         tags: ['Operator'],
         summary: 'Apply a batch of community events (atomic, idempotent by id)',
         body: Batch,
+        documentedBody: documentedBatch(s.events.schemas),
         response: { 200: BatchResult, ...operatorErrors },
       },
     },

@@ -1,6 +1,6 @@
 // Applies operator event batches: validated whole first, then applied in order in one
 // transaction; ids already applied are skipped; rule refusals are recorded and do not stop the rest.
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import type { Db } from '../../db/connect.js';
 import type { UnitOfWork } from '../../db/work.js';
@@ -49,6 +49,11 @@ export class EventsService {
 
   get types(): string[] {
     return [...this.handlers.keys()];
+  }
+
+  /** Each event type with the schema of its `data`, for the document. */
+  get schemas(): { type: string; schema: TSchema }[] {
+    return [...this.handlers.values()].map(({ type, schema }) => ({ type, schema }));
   }
 
   /** Checks every event (envelope, then data) before anything applies; the first bad one is named by index. */
