@@ -70,6 +70,12 @@ export interface EventHandler {
    * Absent: the pipeline applies each event on its own.
    */
   readonly batch?: (ctx: BatchContext, events: readonly CheckedEvent[]) => Promise<Outcome[]>;
+  /**
+   * Takes, at the start of the batch's transaction, the rows this type's events will lock, in one
+   * order (PostgreSQL): taken one event at a time, in the batch's order, they could close a cycle
+   * with another transaction that takes the same rows in order (a transfer's ledger accounts).
+   */
+  readonly lockFirst?: (ctx: BatchContext, events: readonly CheckedEvent[]) => Promise<void>;
 }
 
 /** The step of one event: what `prepare` finds outside the transaction is handed to `apply`. */

@@ -7,7 +7,7 @@ import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import { describeValidation } from '../../http/validation.js';
 import { TEXT_FAULTS, textFault } from '../../lib/nul.js';
-import type { CheckedEvent, EventHandler } from './define.js';
+import type { BatchContext, CheckedEvent, EventHandler } from './define.js';
 import { applySetBased } from './pipeline.js';
 import { applyOneByOne } from './reference.js';
 import type { IncomingEvent, Step } from './steps.js';
@@ -33,6 +33,18 @@ const Envelope = Compile(
 function envelopeProblem(e: unknown): string {
   if (typeof e !== 'object' || e === null || Array.isArray(e)) return 'an event is an object {id, type, data}';
   return describeValidation('', Envelope.Errors(e));
+}
+
+/** Each handler that names rows to lock first takes them for its events of the batch. */
+async function lockFirst(ctx: BatchContext, steps: readonly Step[]): Promise<void> {
+  const byHandler = new Map<EventHandler, CheckedEvent[]>();
+  for (const { handler, checked } of steps) {
+    if (handler.lockFirst === undefined) continue;
+    const events = byHandler.get(handler) ?? [];
+    events.push(checked);
+    byHandler.set(handler, events);
+  }
+  for (const [handler, events] of byHandler) await handler.lockFirst?.(ctx, events);
 }
 
 export class EventsService {
@@ -99,9 +111,11 @@ export class EventsService {
       apply: own(c) ? prepared[next++] : undefined,
     }));
     const applyAll = mode === 'set-based' ? applySetBased : applyOneByOne;
-    const { result: outcomes, touched } = await this.work.runTouching((w) =>
-      applyAll({ ...w, dialect: this.db.dialect }, steps),
-    );
+    const { result: outcomes, touched } = await this.work.runTouching(async (w) => {
+      const ctx = { ...w, dialect: this.db.dialect };
+      await lockFirst(ctx, steps);
+      return applyAll(ctx, steps);
+    });
     const result: BatchResult = { applied: 0, duplicates: 0, refused: [] };
     outcomes.forEach((o, i) => {
       const event = steps[i]?.event;

@@ -105,6 +105,22 @@ export class Ledger {
   }
 
   /**
+   * Locks the accounts (those that exist) in id order, for a transaction that will post to several
+   * (an event batch's credits): its postings then cannot close a cycle with a transfer, which takes
+   * its two in the same order. PostgreSQL only; SQLite has one writer.
+   */
+  async lockAccounts(ctx: { tx: Kysely<DB>; dialect: Db['dialect'] }, accounts: readonly string[]): Promise<void> {
+    if (ctx.dialect !== 'postgres' || accounts.length === 0) return;
+    await ctx.tx
+      .selectFrom('ledger_accounts')
+      .select('account_id')
+      .where('account_id', 'in', [...new Set(accounts)])
+      .orderBy('account_id')
+      .forUpdate()
+      .execute();
+  }
+
+  /**
    * Moves `cents` in one balanced transaction. Returns false (and changes nothing) when a user
    * account lacks the funds, or when the source is the issuance account and the credit would take
    * the total credited past int64: the guarded decrement makes either check atomic under concurrency.
