@@ -7,15 +7,14 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
 import { WebhookDispatcher } from '../src/modules/delivery/index.js';
-import { describeStoresOnFakeClock, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
+import { describePostgres, describeStoresOnFakeClock, FakeClock, type TestApp } from './helpers/app.js';
 import { metric, say } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { blockedBy, holdTransaction, tracked, type HeldTransaction } from './helpers/pg-locks.js';
-import { storesUnderTest } from './helpers/stores.js';
 
 /** A webhook receiver answering `status`, except a request it was told to hold, answered on release. */
 async function holdingReceiver(status: number) {
@@ -268,75 +267,63 @@ await describeStoresOnFakeClock(
 // is what the update waits for) made the Update look gone, and it was queued again from the failed
 // attempt's copy and sent a second time. The success is held here in an open transaction until
 // the redelivery waits on its row.
-const skip = (await storesUnderTest()).includes('postgres')
-  ? false
-  : 'PostgreSQL not reachable (set TEST_DATABASE_URL)';
+await describePostgres(
+  'redelivery racing a success',
+  (t) => {
+    it(
+      'a success that commits while the redelivery runs is seen: refused, and nothing is queued again',
+      {
+        timeout: 30_000,
+      },
+      async () => {
+        const s = t().services;
+        const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+        const bot = await createBot(t().app, owner.user_id, 'Raced');
+        const hook = await holdingReceiver(500);
+        let success: HeldTransaction | undefined;
+        try {
+          const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
+          const queued = () =>
+            s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
 
-await describe('redelivery racing a success (PostgreSQL)', { skip }, () => {
-  let app: TestApp | undefined;
-  const t = (): TestApp => {
-    if (app === undefined) throw new Error('not started');
-    return app;
-  };
-  before(async () => {
-    app = await startTestApp('postgres', { clock: new FakeClock(), env: { WEBHOOK_ALLOW_INSECURE: '1' } });
-  });
-  after(async () => {
-    await app?.close();
-  });
-
-  it(
-    'a success that commits while the redelivery runs is seen: refused, and nothing is queued again',
-    {
-      timeout: 30_000,
-    },
-    async () => {
-      const s = t().services;
-      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
-      const bot = await createBot(t().app, owner.user_id, 'Raced');
-      const hook = await holdingReceiver(500);
-      let success: HeldTransaction | undefined;
-      try {
-        const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
-        const queued = () =>
-          s.db.k.selectFrom('updates').select('seq').where('bot_user_id', '=', bot.bot_user_id).execute();
-
-        // What the dispatcher's success writes: the attempt, and the Update taken off the queue.
-        success = await holdTransaction(s.db.k, async (tx) => {
-          await tx.deleteFrom('updates').where('bot_user_id', '=', bot.bot_user_id).execute();
-          await tx
-            .insertInto('webhook_deliveries')
-            .values({
-              bot_user_id: bot.bot_user_id,
-              update_id: failedOne.update_id,
-              url: hook.url,
-              attempt: 2,
-              status_code: 200,
-              error: null,
-              duration_ms: 1,
-              created_at: s.clock.now(),
-              payload: null,
-            })
-            .execute();
-        });
-        const redelivery = tracked(
-          outcome(() => s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id))),
-        );
-        // Until a statement waits on the success's transaction: the redelivery's update of the queue,
-        // on the row the success deleted (or, if it never does, until the redelivery has ended).
-        assert.equal(
-          await blockedBy(s.db.k, success.pid, redelivery.settled),
-          true,
-          'the redelivery waited on the success',
-        );
-        await success.end();
-        assert.equal(await redelivery.promise, 'delivery_not_failed');
-        assert.deepEqual(await queued(), []);
-      } finally {
-        // Whatever failed, the success's transaction ends, so the app can close its pool.
-        await success?.end();
-        await hook.close();
-      }
-    },
-  );
-});
+          // What the dispatcher's success writes: the attempt, and the Update taken off the queue.
+          success = await holdTransaction(s.db.k, async (tx) => {
+            await tx.deleteFrom('updates').where('bot_user_id', '=', bot.bot_user_id).execute();
+            await tx
+              .insertInto('webhook_deliveries')
+              .values({
+                bot_user_id: bot.bot_user_id,
+                update_id: failedOne.update_id,
+                url: hook.url,
+                attempt: 2,
+                status_code: 200,
+                error: null,
+                duration_ms: 1,
+                created_at: s.clock.now(),
+                payload: null,
+              })
+              .execute();
+          });
+          const redelivery = tracked(
+            outcome(() => s.work.run((w) => s.developers.redeliver(w, owner.user_id, bot.bot_user_id, failedOne.id))),
+          );
+          // Until a statement waits on the success's transaction: the redelivery's update of the queue,
+          // on the row the success deleted (or, if it never does, until the redelivery has ended).
+          assert.equal(
+            await blockedBy(s.db.k, success.pid, redelivery.settled),
+            true,
+            'the redelivery waited on the success',
+          );
+          await success.end();
+          assert.equal(await redelivery.promise, 'delivery_not_failed');
+          assert.deepEqual(await queued(), []);
+        } finally {
+          // Whatever failed, the success's transaction ends, so the app can close its pool.
+          await success?.end();
+          await hook.close();
+        }
+      },
+    );
+  },
+  { clock: new FakeClock(), env: { WEBHOOK_ALLOW_INSECURE: '1' } },
+);

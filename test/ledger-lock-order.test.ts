@@ -6,31 +6,14 @@
 // holds the lower row, a posting from the higher account must wait holding nothing. An event
 // batch's credits (several postings in one transaction) take their accounts first the same way.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { it } from 'node:test';
 import { sql } from 'kysely';
 import { checkLedger, Ledger, userAccount } from '../src/modules/points/index.js';
-import { startTestApp, type TestApp } from './helpers/app.js';
+import { describePostgres } from './helpers/app.js';
 import { applyEvents, createUsers, type TestUser } from './helpers/factories.js';
 import { blockedBy, holdTransaction, tracked, type HeldTransaction } from './helpers/pg-locks.js';
-import { storesUnderTest } from './helpers/stores.js';
 
-const skip = (await storesUnderTest()).includes('postgres')
-  ? false
-  : 'PostgreSQL not reachable (set TEST_DATABASE_URL)';
-
-await describe('ledger postings lock both accounts in one order (PostgreSQL)', { skip }, () => {
-  let app: TestApp | undefined;
-  const t = (): TestApp => {
-    if (app === undefined) throw new Error('not started');
-    return app;
-  };
-  before(async () => {
-    app = await startTestApp('postgres');
-  });
-  after(async () => {
-    await app?.close();
-  });
-
+await describePostgres('ledger postings lock both accounts in one order', (t) => {
   /** Two credited users, the one whose account id sorts first as `low`. */
   const twoUsers = async () => {
     const users = (await createUsers(t().app, 2)) as [TestUser, TestUser];

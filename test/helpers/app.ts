@@ -110,17 +110,40 @@ export async function describeStores(
 ): Promise<void> {
   for (const store of await storesUnderTest()) {
     await describe(`${name} [${store}]`, () => {
-      let current: TestApp | undefined;
-      before(async () => {
-        current = await startTestApp(store, typeof options === 'function' ? options() : options);
-      });
-      after(async () => current?.close());
-      body(() => {
-        if (current === undefined) throw new Error('test app not started');
-        return current;
-      });
+      withApp(store, options, body);
     });
   }
+}
+
+/** Inside a suite: an app on `store` started before its tests and closed after them. */
+function withApp(
+  store: StoreKind,
+  options: StartOptions | (() => StartOptions),
+  body: (t: () => TestApp) => void,
+): void {
+  let current: TestApp | undefined;
+  before(async () => {
+    current = await startTestApp(store, typeof options === 'function' ? options() : options);
+  });
+  after(async () => current?.close());
+  body(() => {
+    if (current === undefined) throw new Error('test app not started');
+    return current;
+  });
+}
+
+/** A suite of PostgreSQL's alone (its row locks, its isolation), skipped with a line saying why when it is not reachable. */
+export async function describePostgres(
+  name: string,
+  body: (t: () => TestApp) => void,
+  options: StartOptions = {},
+): Promise<void> {
+  const skip = (await storesUnderTest()).includes('postgres')
+    ? false
+    : 'PostgreSQL not reachable (set TEST_DATABASE_URL)';
+  await describe(`${name} (PostgreSQL)`, { skip }, () => {
+    withApp('postgres', options, body);
+  });
 }
 
 /** describeStores on a FakeClock of the suite's own (one for all its stores), handed to `body` to read and advance. */
