@@ -88,29 +88,37 @@ await describePostgres('ledger postings lock both accounts in one order', (t) =>
     }
   });
 
-  it('an event batch crediting several users takes their accounts in id order too', { timeout: 30_000 }, async () => {
-    const s = t().services;
-    const { low, high } = await twoUsers();
-    let holder: HeldTransaction | undefined;
-    try {
-      holder = await holdAccount(low);
-      // The higher account's credit first: applied in the batch's order, it took the higher row.
-      const batch = tracked(
-        s.events.ingest(
-          [high, low].map((u, i) => ({
-            id: `lock-order-${u.user_id}-${i}`,
-            type: 'points.credited',
-            data: { user_id: u.user_id, amount: '1' },
-          })),
-        ),
-      );
-      assert.equal(await blockedBy(s.db.k, holder.pid, batch.settled), true, 'the batch waits for the lower row');
-      assert.equal(await accountFree(high), true, 'the waiting batch holds the higher row');
-      await holder.end();
-      assert.deepEqual(await batch.promise, { applied: 2, duplicates: 0, refused: [] });
-      await ledgerClean();
-    } finally {
-      await holder?.end();
-    }
-  });
+  // Both ways of applying a batch: set-based (what ingest runs) and one event at a time (the reference).
+  for (const mode of ['set-based', 'one-by-one'] as const) {
+    it(
+      `an event batch crediting several users takes their accounts in id order too (${mode})`,
+      { timeout: 30_000 },
+      async () => {
+        const s = t().services;
+        const { low, high } = await twoUsers();
+        let holder: HeldTransaction | undefined;
+        try {
+          holder = await holdAccount(low);
+          // The higher account's credit first: applied in the batch's order, it took the higher row.
+          const batch = tracked(
+            s.events.apply(
+              [high, low].map((u, i) => ({
+                id: `lock-order-${mode}-${u.user_id}-${i}`,
+                type: 'points.credited',
+                data: { user_id: u.user_id, amount: '1' },
+              })),
+              mode,
+            ),
+          );
+          assert.equal(await blockedBy(s.db.k, holder.pid, batch.settled), true, 'the batch waits for the lower row');
+          assert.equal(await accountFree(high), true, 'the waiting batch holds the higher row');
+          await holder.end();
+          assert.deepEqual((await batch.promise).result, { applied: 2, duplicates: 0, refused: [] });
+          await ledgerClean();
+        } finally {
+          await holder?.end();
+        }
+      },
+    );
+  }
 });

@@ -35,7 +35,11 @@ function envelopeProblem(e: unknown): string {
   return describeValidation('', Envelope.Errors(e));
 }
 
-/** Each handler that names rows to lock first takes them for its events of the batch. */
+/**
+ * Each handler that names rows to lock first takes them for its events of the batch, handlers in
+ * the order of their type: in the batch's order, [X, Y] and [Y, X] would take the two sets in
+ * opposite orders.
+ */
 async function lockFirst(ctx: BatchContext, steps: readonly Step[]): Promise<void> {
   const byHandler = new Map<EventHandler, CheckedEvent[]>();
   for (const { handler, checked } of steps) {
@@ -44,7 +48,8 @@ async function lockFirst(ctx: BatchContext, steps: readonly Step[]): Promise<voi
     events.push(checked);
     byHandler.set(handler, events);
   }
-  for (const [handler, events] of byHandler) await handler.lockFirst?.(ctx, events);
+  const ordered = [...byHandler].sort(([a], [b]) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0));
+  for (const [handler, events] of ordered) await handler.lockFirst?.(ctx, events);
 }
 
 export class EventsService {

@@ -107,7 +107,9 @@ export class Ledger {
   /**
    * Locks the accounts (those that exist) in id order, for a transaction that will post to several
    * (an event batch's credits): its postings then cannot close a cycle with a transfer, which takes
-   * its two in the same order. PostgreSQL only; SQLite has one writer.
+   * its two in the same order. PostgreSQL only; SQLite has one writer. An account created later in
+   * the transaction (a first credit) is new to every other transaction, so it cannot close a cycle.
+   * Every batch with a credit takes the issuance account first: such batches run one after another.
    */
   async lockAccounts(ctx: { tx: Kysely<DB>; dialect: Db['dialect'] }, accounts: readonly string[]): Promise<void> {
     if (ctx.dialect !== 'postgres' || accounts.length === 0) return;
