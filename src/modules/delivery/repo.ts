@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Kysely, type NotNull } from 'kysely';
+import { sql, type ExpressionBuilder, type Insertable, type Kysely, type NotNull } from 'kysely';
 import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
@@ -238,6 +238,10 @@ export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
 
 export type DueHead = Awaited<ReturnType<typeof dueHeads>>[number];
 
+/** No attempt of the Update is under way at `now`: it never had a lease, or its lease has ended or run out. */
+const leaseEnded = (now: number) => (eb: ExpressionBuilder<DB, 'updates'>) =>
+  eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', now)]);
+
 /**
  * Leases a due Update until `until` (one atomic UPDATE): false when another dispatcher took it
  * first. `leased_until` tells a redelivery that an attempt is under way (retryNow).
@@ -324,11 +328,7 @@ export async function noteWebhookError(
  * from the failed attempt's copy and send it a second time in parallel.
  */
 export async function expireUpdates(tx: Kysely<DB>, before: number, now: number): Promise<number> {
-  const r = await tx
-    .deleteFrom('updates')
-    .where('created_at', '<', before)
-    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', now)]))
-    .executeTakeFirst();
+  const r = await tx.deleteFrom('updates').where('created_at', '<', before).where(leaseEnded(now)).executeTakeFirst();
   return Number(r.numDeletedRows);
 }
 
@@ -403,7 +403,7 @@ export async function retryNow(
     .set({ next_attempt_at: now })
     .where('bot_user_id', '=', botUserId)
     .where('update_id', '=', updateId)
-    .where((eb) => eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', now)]))
+    .where(leaseEnded(now))
     .executeTakeFirst();
   if (Number(r.numUpdatedRows) > 0) return 'due';
   const queued = await tx

@@ -20,6 +20,18 @@ export interface Posting {
   cents: number;
 }
 
+/**
+ * Locks the accounts' rows in id order (PostgreSQL; those that exist): transactions that take
+ * their accounts so, a posting's two or a batch's many, cannot close a cycle.
+ */
+const inIdOrder = (q: Kysely<DB>, accounts: string[]) =>
+  q
+    .selectFrom('ledger_accounts')
+    .select('account_id')
+    .where('account_id', 'in', accounts)
+    .orderBy('account_id')
+    .forUpdate();
+
 /** The statements of a posting, compiled once (a transfer runs them all on the hot path). */
 function postingStatements(db: Db) {
   const k = db.k;
@@ -55,18 +67,7 @@ function postingStatements(db: Db) {
      * once took the rows in opposite orders and deadlocked (seen only after deadlock_timeout, 1 s,
      * then retried, often into the next one). Both are taken first, in id order.
      */
-    lockPair:
-      db.dialect === 'postgres'
-        ? prepare(
-            db,
-            k
-              .selectFrom('ledger_accounts')
-              .select('account_id')
-              .where('account_id', 'in', [arg(0), arg(1)])
-              .orderBy('account_id')
-              .forUpdate(),
-          )
-        : undefined,
+    lockPair: db.dialect === 'postgres' ? prepare(db, inIdOrder(k, [arg(0), arg(1)])) : undefined,
     /** Arguments: cents, now, account id. */
     credit: prepare(
       db,
@@ -113,13 +114,7 @@ export class Ledger {
    */
   async lockAccounts(ctx: { tx: Kysely<DB>; dialect: Db['dialect'] }, accounts: readonly string[]): Promise<void> {
     if (ctx.dialect !== 'postgres' || accounts.length === 0) return;
-    await ctx.tx
-      .selectFrom('ledger_accounts')
-      .select('account_id')
-      .where('account_id', 'in', [...new Set(accounts)])
-      .orderBy('account_id')
-      .forUpdate()
-      .execute();
+    await inIdOrder(ctx.tx, [...new Set(accounts)]).execute();
   }
 
   /**
