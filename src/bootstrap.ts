@@ -1,7 +1,7 @@
 // Opens the store, migrates it and wires the services: shared by the server and the CLI. A store
 // or Redis that cannot be reached stops the start with one line naming the setting to fix.
 import type { Kysely } from 'kysely';
-import type { Config } from './config.js';
+import { type Config, withoutPassword } from './config.js';
 import { openDb, type Db } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import type { DB } from './db/types.js';
@@ -29,17 +29,6 @@ const reason = (e: unknown): string => {
   if (e instanceof AggregateError && e.errors.length > 0) return reason(e.errors[0]);
   return e instanceof Error ? e.message || e.name : String(e);
 };
-
-/** The address without its password, to name in a message. */
-export function withoutPassword(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== '') u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
 
 /** SQLite refusing a write: the file or its folder is read-only (better-sqlite3's code, e.g. SQLITE_READONLY_DBMOVED). */
 const readOnly = (e: unknown): boolean => errorCode(e)?.startsWith('SQLITE_READONLY') === true;

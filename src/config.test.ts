@@ -96,8 +96,12 @@ it('refuses settings that parsed but could not work, naming each', () => {
     }
   };
   assert.deepEqual(refused({ PORT: '08080' }), ['PORT must be a whole number from 0 to 65535 (got "08080")']);
-  assert.deepEqual(refused({ ADMIN_TOKEN: 'admin token 0123456789' }), ['ADMIN_TOKEN must not contain spaces']);
-  assert.deepEqual(refused({ METRICS_TOKEN: 'metrics token' }), ['METRICS_TOKEN must not contain spaces']);
+  assert.deepEqual(refused({ ADMIN_TOKEN: 'admin token 0123456789' }), [
+    'ADMIN_TOKEN may hold only visible ASCII characters (no spaces, control or non-ASCII characters)',
+  ]);
+  assert.deepEqual(refused({ METRICS_TOKEN: 'metrics token' }), [
+    'METRICS_TOKEN may hold only visible ASCII characters (no spaces, control or non-ASCII characters)',
+  ]);
   assert.deepEqual(refused({ ENCRYPTION_KEY: `${'A'.repeat(43)}!=` }), ['ENCRYPTION_KEY must be 32 bytes in base64']);
   for (const url of ['https://open example', 'https://open.example/?a=1', 'https://open.example/#x']) {
     assert.deepEqual(refused({ PUBLIC_URL: url }), [
@@ -133,4 +137,79 @@ it('refuses settings that parsed but could not work, naming each', () => {
     ],
   );
   assert.deepEqual(refused({ ENCRYPTION_KEY: key.toString('base64url') }), []);
+});
+
+const problemsOf = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (e) {
+    assert.ok(e instanceof ConfigError, 'e instanceof ConfigError');
+    return e.problems;
+  }
+};
+
+it('a refused address is named with its password masked, even when it does not parse', () => {
+  assert.deepEqual(problemsOf({ DATABASE_URL: 'postgres://admin:S3cret pw@db/x' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://admin:***@db/x")',
+  ]);
+  assert.deepEqual(problemsOf({ PUBLIC_URL: 'https://op:S3cret@open.example:99999' }), [
+    'PUBLIC_URL is not a valid address (got "https://op:***@open.example:99999"): check its host and port',
+  ]);
+  assert.doesNotMatch(JSON.stringify(problemsOf({ REDIS_URL: 'redis://:S3cret pw@cache' })), /S3cret/);
+  // The password runs to the last @ (it may hold @, : and /); a user alone is no secret.
+  assert.deepEqual(problemsOf({ DATABASE_URL: 'postgres://:p@ss:w/rd @db:5432/x' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://:***@db:5432/x")',
+  ]);
+  assert.deepEqual(problemsOf({ DATABASE_URL: 'postgres://admin @db/x' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://admin @db/x")',
+  ]);
+});
+
+it('PUBLIC_URL must also be an address URL accepts (a port in range, a host)', () => {
+  for (const url of ['https://open.example:99999', 'http://host:abc', 'https://:80', 'https://[zz]']) {
+    assert.deepEqual(problemsOf({ PUBLIC_URL: url }), [
+      `PUBLIC_URL is not a valid address (got "${url}"): check its host and port`,
+    ]);
+  }
+  assert.equal(loadConfig({ PUBLIC_URL: 'https://[::1]:8443/p/' }).publicUrl, 'https://[::1]:8443/p');
+});
+
+it('a setting that is only blanks is refused by name; an empty one is unset', () => {
+  const names = [
+    'DATABASE_URL',
+    'REDIS_URL',
+    'ADMIN_TOKEN',
+    'METRICS_TOKEN',
+    'PUBLIC_URL',
+    'ENCRYPTION_KEY',
+    'KEY_FILE',
+  ];
+  for (const name of names) {
+    assert.deepEqual(problemsOf({ [name]: ' \n' }), [
+      `${name} is only blanks: set a value, or leave it empty for the default`,
+    ]);
+  }
+  const unset = loadConfig(Object.fromEntries(names.map((name) => [name, ''])));
+  assert.deepEqual(
+    [unset.databaseUrl, unset.redisUrl, unset.adminToken, unset.metricsToken, unset.publicUrl, unset.keyFile],
+    ['sqlite:./data/platform.db', undefined, undefined, undefined, 'http://localhost:8080', './data/encryption.key'],
+  );
+});
+
+it('ADMIN_TOKEN and METRICS_TOKEN hold only what an HTTP header carries: visible ASCII', () => {
+  for (const name of ['ADMIN_TOKEN', 'METRICS_TOKEN']) {
+    for (const token of [
+      'tökén-0123456789abc',
+      'token\u0001-0123456789',
+      'token\t0123456789',
+      'token-\u00a00123456789',
+    ]) {
+      assert.deepEqual(problemsOf({ [name]: token }), [
+        `${name} may hold only visible ASCII characters (no spaces, control or non-ASCII characters)`,
+      ]);
+    }
+  }
+  const punctuated = '!"#$%&\'()*+,-./09:;<=>?@AZ[\\]^_`az{|}~';
+  assert.deepEqual(problemsOf({ ADMIN_TOKEN: punctuated, METRICS_TOKEN: punctuated }), []);
 });

@@ -57,6 +57,18 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 type LogLevel = (typeof LOG_LEVELS)[number];
 const isLogLevel = (v: string): v is LogLevel => (LOG_LEVELS as readonly string[]).includes(v);
 
+/**
+ * The address with its password masked, to name in a message (decisions.md section 1: no secret in
+ * a log line). A regex, not URL: the addresses worth naming are often the ones that do not parse.
+ * The password runs to the last @, as URL reads it; masking too much is the safe mistake.
+ */
+export function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][a-z\d+.-]*:\/\/[^:/?#@]*):.*@/is, '$1:***@');
+}
+
+/** Characters an HTTP header carries as they are: a token with others could never be presented. */
+const HEADER_SAFE = /^[\x21-\x7e]+$/;
+
 /** 203.0.113.7, 10.0.0.0/8, ::1 or fd00::/8. */
 function isAddressOrRange(entry: string): boolean {
   const [address = '', bits, ...rest] = entry.split('/');
@@ -89,12 +101,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
   const port = int('PORT', 8080, 0, 65535);
   // Secrets and addresses are read trimmed: a value mounted from a file (a Kubernetes secret)
-  // usually ends in a newline, which no one means.
-  const text = (name: string): string | undefined => env[name]?.trim() || undefined;
+  // usually ends in a newline, which no one means. Empty is unset; blanks alone are refused, as
+  // for PORT, since they more likely mean a value lost on the way than the default.
+  const text = (name: string): string | undefined => {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return undefined;
+    const trimmed = raw.trim();
+    if (trimmed === '') problems.push(`${name} is only blanks: set a value, or leave it empty for the default`);
+    return trimmed || undefined;
+  };
   const databaseUrl = text('DATABASE_URL') ?? 'sqlite:./data/platform.db';
   // A path may hold spaces inside, never at either end (`sqlite: ` named a file called space).
   if (!/^sqlite:\S(.*\S)?$/.test(databaseUrl) && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) {
-    problems.push(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${databaseUrl}")`);
+    problems.push(`DATABASE_URL must be sqlite:<path> or postgres://... (got "${withoutPassword(databaseUrl)}")`);
   }
   const redisUrl = text('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
@@ -105,14 +124,27 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (adminToken !== undefined && adminToken.length < 16) {
     warnings.push('ADMIN_TOKEN is shorter than 16 characters: easy to guess; choose a longer one outside tests');
   }
-  // A bearer token ends at a space: one with spaces could never be presented.
-  if (adminToken !== undefined && /\s/.test(adminToken)) problems.push('ADMIN_TOKEN must not contain spaces');
   const metricsToken = text('METRICS_TOKEN');
-  if (metricsToken !== undefined && /\s/.test(metricsToken)) problems.push('METRICS_TOKEN must not contain spaces');
+  // Both arrive as `Authorization: Bearer <token>`, which ends at a space and carries no control
+  // or non-ASCII characters as typed: with one of those every call would be refused.
+  for (const [name, token] of [
+    ['ADMIN_TOKEN', adminToken],
+    ['METRICS_TOKEN', metricsToken],
+  ] as const) {
+    if (token !== undefined && !HEADER_SAFE.test(token)) {
+      problems.push(`${name} may hold only visible ASCII characters (no spaces, control or non-ASCII characters)`);
+    }
+  }
   const publicUrl = (text('PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   // Links are built by appending paths: a query or fragment would end up in the middle of them.
   if (!/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/.test(publicUrl)) {
-    problems.push(`PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "${publicUrl}")`);
+    problems.push(
+      `PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "${withoutPassword(publicUrl)}")`,
+    );
+  } else if (!URL.canParse(publicUrl)) {
+    // The pattern lets through a port out of range or a host URL refuses (https://:80), which
+    // would otherwise stop the start later with an unrelated error.
+    problems.push(`PUBLIC_URL is not a valid address (got "${withoutPassword(publicUrl)}"): check its host and port`);
   }
   const encryptionKey = text('ENCRYPTION_KEY');
   // Node's base64 decoder skips characters it does not know, so the length alone let typos through
@@ -155,7 +187,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     requireSigned: flag('REQUIRE_SIGNED', false),
     encryptionKey,
-    keyFile: env.KEY_FILE || './data/encryption.key',
+    keyFile: text('KEY_FILE') ?? './data/encryption.key',
     logLevel: isLogLevel(rawLevel) ? rawLevel : 'info',
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 1000, 1, 3_600_000),
     webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 1, 86_400_000),
