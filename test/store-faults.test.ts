@@ -12,12 +12,12 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { sql, type Migration } from 'kysely';
 import pg from 'pg';
-import { openDb, type Db } from '../src/db/connect.js';
+import { openDb, PG_IDLE_IN_TRANSACTION_MS, type Db } from '../src/db/connect.js';
 import { migrate, migrations } from '../src/db/migrate.js';
 import { Errors } from '../src/errors.js';
 import { toAppError } from '../src/http/errors.js';
 import { pingDb } from '../src/modules/health/index.js';
-import { adminHeaders, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders, dropSchema, startTestApp, type TestApp } from './helpers/app.js';
 import { hiddenFields, openAuthorize } from './helpers/authorize.js';
 import { createApp, createBot, createSessionCookie, createUsers } from './helpers/factories.js';
 import { Proc } from './helpers/process.js';
@@ -244,6 +244,69 @@ describe('PostgreSQL closing the pool connections', { skip: !hasPostgres && 'Pos
     assert.equal(res.statusCode, 200, res.body);
   });
 });
+
+describe(
+  'PostgreSQL ending a session inside a transaction',
+  { skip: !hasPostgres && 'PostgreSQL not reachable' },
+  () => {
+    const schema = `op_idle_${randomBytes(4).toString('hex')}`;
+    after(() => dropSchema(schema));
+
+    it(
+      "ends an instance's transaction that stopped between statements, freeing its locks, and the process lives on",
+      BOUNDED,
+      async () => {
+        // A frozen instance, as far as PostgreSQL can tell: its transaction holds a lock and says
+        // nothing more. The timeout is short here; PG_IDLE_IN_TRANSACTION_MS is the one in use.
+        const db = await openDb(PG_URL, { schema, idleInTransactionMs: 200 });
+        try {
+          let thaw!: () => void;
+          const frozen = new Promise<void>((resolve) => {
+            thaw = resolve;
+          });
+          let locked!: () => void;
+          const lockTaken = new Promise<void>((resolve) => {
+            locked = resolve;
+          });
+          const held = db.k.transaction().execute(async (tx) => {
+            await sql`select pg_advisory_xact_lock(4242)`.execute(tx);
+            locked();
+            await frozen;
+            await sql`select 1`.execute(tx);
+          });
+          const outcome = held.then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          // Another instance's write waits for that lock, and gets it once the session is ended.
+          await lockTaken;
+          await sql`select pg_advisory_xact_lock(4242)`.execute(db.k);
+          thaw();
+          const failed = await outcome;
+          assert.ok(failed instanceof Error, 'the frozen transaction failed');
+          assert.equal(toAppError(failed, '/internal/v1/events').def, Errors.storeUnavailable);
+          // The pool dropped that connection and serves the next statement on a fresh one.
+          const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db.k);
+          assert.deepEqual(rows, [{ one: 1 }]);
+        } finally {
+          await db.close();
+        }
+      },
+    );
+
+    it('runs request statements under PG_IDLE_IN_TRANSACTION_MS', async () => {
+      const db = await openDb(PG_URL, { schema });
+      try {
+        const { rows } = await sql`show idle_in_transaction_session_timeout`.execute(db.k);
+        assert.deepEqual(rows, [
+          { idle_in_transaction_session_timeout: `${String(PG_IDLE_IN_TRANSACTION_MS / 1000)}s` },
+        ]);
+      } finally {
+        await db.close();
+      }
+    });
+  },
+);
 
 describe('PostgreSQL that does not answer', () => {
   it('a connection not made within the connect timeout fails as unavailable (503), not forever', BOUNDED, async () => {

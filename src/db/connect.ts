@@ -40,6 +40,17 @@ const PG_CONNECT_MS = 5_000;
  * a minute leaves wide room. Migrations lift it (migrate.ts): an index build may take longer.
  */
 export const PG_STATEMENT_MS = 60_000;
+/**
+ * PostgreSQL ends a session that sits this long inside a transaction without a statement. Ours
+ * never pause for more than a few milliseconds between statements, so only an instance that froze
+ * or lost power mid-transaction hits it: without it, the locks it held (the outbox's commit order,
+ * a bot's or an account's row) would stop every instance's writes until TCP gave up, hours later.
+ */
+export const PG_IDLE_IN_TRANSACTION_MS = 10_000;
+
+const closedInUse = (e: Error) => {
+  process.emitWarning(`PostgreSQL closed a connection in use: ${e.message}`, { code: 'DB_IN_USE_CLOSED' });
+};
 
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -50,6 +61,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** SQLite only: when WAL checkpoints move to a worker thread (checkpointer.ts). */
   checkpoints?: CheckpointerOptions;
+  /** PostgreSQL only: PG_IDLE_IN_TRANSACTION_MS but in tests, which cannot wait that long. */
+  idleInTransactionMs?: number;
 }
 
 export async function openDb(url: string, options: OpenOptions = {}): Promise<Db> {
@@ -124,7 +137,10 @@ function openSqlite(path: string, checkpoints: CheckpointerOptions | undefined):
   };
 }
 
-async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions): Promise<Db> {
+async function openPostgres(
+  url: string,
+  { schema, poolSize = 10, idleInTransactionMs = PG_IDLE_IN_TRANSACTION_MS }: OpenOptions,
+): Promise<Db> {
   // Loaded here, not at the top, so a process on SQLite (the default) never loads the driver. The
   // bundle (scripts/bundle.mjs) keeps a dynamic import of a package as it is; one of a local module
   // would be inlined with its imports hoisted to the top, so the import stays here.
@@ -148,6 +164,7 @@ async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions)
     types,
     connectionTimeoutMillis: PG_CONNECT_MS,
     statement_timeout: PG_STATEMENT_MS,
+    idle_in_transaction_session_timeout: idleInTransactionMs,
     ...(schema !== undefined ? { options: `-c search_path=${schema}` } : {}),
   });
   // An idle pooled connection that the server closes (a restart, pg_terminate_backend) emits
@@ -157,6 +174,12 @@ async function openPostgres(url: string, { schema, poolSize = 10 }: OpenOptions)
   pool.on('error', (e) => {
     process.emitWarning(`PostgreSQL closed an idle pooled connection: ${e.message}`, { code: 'DB_IDLE_CLOSED' });
   });
+  // The pool listens for a client's 'error' only while it is idle. One checked out for a
+  // transaction, between two statements, when the server ends its session (a restart, the timeout
+  // above) would emit it unheard and end the process; heard, the transaction's next statement
+  // fails (503) and the pool drops the client when it comes back.
+  pool.on('acquire', (client) => client.on('error', closedInUse));
+  pool.on('release', (_error, client) => client.off('error', closedInUse));
   const k = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     dialect: 'postgres',
