@@ -625,6 +625,11 @@ await describeStores('client libraries: groups by id and share link, users by wa
       view,
     );
     assert.deepEqual(await data('/openapi/authorize/userinfo', { address: b.wallet_address }, 1), view);
+    // An SDK sends the field it leaves unset as empty text, beside the one it sets.
+    for (const path of ['/openapi/user/info', '/openapi/authorize/userinfo']) {
+      assert.deepEqual(await data(path, { user_id: '', address: b.wallet_address, chain_id: 1 }, 1), view, path);
+      assert.deepEqual(await data(path, { user_id: b.user_id, address: '' }, 1), view, path);
+    }
     const bsc = wallet();
     await applyEvents(t().app, [
       { type: 'user.upserted', data: { user_id: b.user_id, name: b.name, wallet_address: bsc, chain_id: 56 } },
@@ -646,6 +651,7 @@ await describeStores('client libraries: groups by id and share link, users by wa
     assert.deepEqual(unknownAddress.body, UNKNOWN_USER);
     await refused('/openapi/authorize/userinfo', { address: wallet() }, 404, UNKNOWN_USER);
     await refused('/openapi/user/info', { chain_id: 1 }, 401, paramError('querystring.user_id: required'));
+    await refused('/openapi/user/info', { user_id: '', address: '' }, 401, paramError('querystring.user_id: required'));
     await refused(
       '/openapi/user/info',
       { user_id: b.user_id, address: b.wallet_address },

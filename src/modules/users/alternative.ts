@@ -6,14 +6,16 @@ export type Given<A extends string, B extends string> = { field: A; value: strin
 
 /**
  * The one field given of `primary` (the documented one, named when neither is given, as before)
- * and its `alternative`; both given is a parameter error too.
+ * and its `alternative`; both given is a parameter error too. Empty text counts as not given.
  */
 export function exactlyOne<A extends string, B extends string>(
   primary: readonly [A, string | undefined],
   alternative: readonly [B, string | undefined],
 ): Given<A, B> {
-  const [a, aValue] = primary;
-  const [b, bValue] = alternative;
+  // Empty text is not given (decisions.md section 7): SDKs send an unset field so.
+  const [a, aText] = primary;
+  const [b, bText] = alternative;
+  const [aValue, bValue] = [aText || undefined, bText || undefined];
   if (aValue !== undefined && bValue !== undefined) {
     throw new AppError(Errors.paramError, `querystring: give ${a} or ${b}, not both`);
   }

@@ -8,14 +8,14 @@ export const PublicUser = Type.Object({
   uid: Type.String(),
 });
 
-/** A user by id, or (decisions.md section 7) by wallet address on a chain. */
+/**
+ * A user by id, or (decisions.md section 7) by wallet address on a chain. Empty text is taken (and
+ * read as not given): SDKs send an unset field so, beside the one set.
+ */
 export const UserInfoQuery = Type.Object({
-  user_id: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 128, description: 'the user id; required unless address is given' }),
-  ),
+  user_id: Type.Optional(Type.String({ maxLength: 128, description: 'the user id; required unless address is given' })),
   address: Type.Optional(
     Type.String({
-      minLength: 1,
       maxLength: 128,
       description: "the user's wallet (EVM) address, compared case-insensitively, in place of user_id",
     }),
