@@ -1,23 +1,34 @@
 // The operator console through app.inject(): sign-in with the operator's token (a session cookie,
 // never the token), bearer access for scripts, CSRF, approving an application (the permission
 // changes at once), the audit trail of console and operator-API decisions, search, webhook health,
-// counters and the ledger check, and the language choice.
+// counters and the ledger check, the language choice, and the end of every session when
+// ADMIN_TOKEN changes.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
-import { ADMIN_TOKEN, adminHeaders, describeStores } from './helpers/app.js';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import type { App } from '../src/http/types.js';
+import { ADMIN_TOKEN, adminHeaders, describeStores, dropSchema, startTestApp } from './helpers/app.js';
 import { applyForPermission, createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { pageClient, type PageClient } from './helpers/pages.js';
+import { storesUnderTest } from './helpers/stores.js';
+
+/** Signs in to the console of `app` with `token`: the browser, and its console session's cookie. */
+async function signInTo(app: App, name: string, token = ADMIN_TOKEN): Promise<{ client: PageClient; cookie: string }> {
+  const client = pageClient(app, '');
+  await client.get('/console/sign-in');
+  const res = await client.post('/console/sign-in', { token, name });
+  assert.equal(res.status, 303);
+  assert.equal(res.headers.location, '/console/');
+  const cookie = /op_console=[^;]+/.exec(String(res.headers['set-cookie']))?.[0] ?? assert.fail('no op_console cookie');
+  return { client, cookie };
+}
 
 await describeStores('operator console', (t) => {
   const app = () => t().app;
-  const signedIn = async (name = 'Ops Olga'): Promise<PageClient> => {
-    const client = pageClient(app(), '');
-    await client.get('/console/sign-in');
-    const res = await client.post('/console/sign-in', { token: ADMIN_TOKEN, name });
-    assert.equal(res.status, 303);
-    assert.equal(res.headers.location, '/console/');
-    return client;
-  };
+  const signedIn = async (name = 'Ops Olga'): Promise<PageClient> => (await signInTo(app(), name)).client;
 
   it('sends browsers to sign in, answers 401 to other clients, and lets the bearer token through', async () => {
     const browser = await app().inject({ method: 'GET', url: '/console/', headers: { accept: 'text/html' } });
@@ -165,3 +176,54 @@ await describeStores('operator console', (t) => {
     assert.ok(res.body.includes('<h1>登录运营控制台</h1>'), 'Chinese heading');
   });
 });
+
+for (const store of await storesUnderTest()) {
+  await describe(`operator console across a restart [${store}]`, () => {
+    const dir = mkdtempSync(join(tmpdir(), 'op-console-'));
+    const shared = {
+      sqliteFile: join(dir, 'platform.db'),
+      schema: `t_${randomBytes(6).toString('hex')}`,
+      encryptionKey: randomBytes(32),
+    };
+    after(async () => {
+      rmSync(dir, { recursive: true, force: true });
+      if (store === 'postgres') await dropSchema(shared.schema);
+    });
+    /** An instance on the one store, started with `token` as ADMIN_TOKEN; closed after `body`. */
+    const withToken = async (token: string, body: (app: App) => Promise<void>) => {
+      const running = await startTestApp(store, { ...shared, env: { ADMIN_TOKEN: token } });
+      try {
+        await body(running.app);
+      } finally {
+        await running.close();
+      }
+    };
+    const audit = (app: App, cookie: string) =>
+      app.inject({ method: 'GET', url: '/console/audit', headers: { cookie, accept: 'text/html' } });
+
+    it('keeps a session while ADMIN_TOKEN stays, and ends it once ADMIN_TOKEN changes', async () => {
+      let cookie = '';
+      await withToken(ADMIN_TOKEN, async (app) => {
+        cookie = (await signInTo(app, 'Olga')).cookie;
+        assert.equal((await audit(app, cookie)).statusCode, 200);
+      });
+      await withToken(ADMIN_TOKEN, async (app) => {
+        const same = await audit(app, cookie);
+        assert.equal(same.statusCode, 200, 'the same token: still signed in after a restart');
+        assert.match(same.body, /<h1>Audit trail<\/h1>/);
+      });
+      const rotated = 'rotated-admin-token-9876543210';
+      await withToken(rotated, async (app) => {
+        const old = await audit(app, cookie);
+        const unknown = await audit(app, `op_console=${randomBytes(24).toString('base64url')}`);
+        assert.equal(old.statusCode, 303, "the old token's session is over");
+        assert.deepEqual([old.statusCode, old.headers.location], [unknown.statusCode, unknown.headers.location]);
+        assert.equal(old.headers.location, '/console/sign-in');
+        const script = await app.inject({ method: 'GET', url: '/console/audit', headers: { cookie } });
+        assert.equal(script.statusCode, 401);
+        const fresh = (await signInTo(app, 'Olga', rotated)).cookie;
+        assert.equal((await audit(app, fresh)).statusCode, 200, 'the new token signs in');
+      });
+    });
+  });
+}

@@ -12,8 +12,8 @@ import { openDb } from '../../src/db/connect.js';
 import { migrate } from '../../src/db/migrate.js';
 import type { App } from '../../src/http/types.js';
 import type { Clock } from '../../src/lib/clock.js';
-import { sha256Hex } from '../../src/lib/crypto.js';
 import type { SharedState } from '../../src/lib/shared-state.js';
+import { ensureAdminToken } from '../../src/modules/admin/index.js';
 import { createServices, type Services } from '../../src/services.js';
 import { PG_URL, storesUnderTest, type StoreKind } from './stores.js';
 
@@ -68,7 +68,8 @@ export async function startTestApp(store: StoreKind, options: StartOptions = {})
     config,
     db,
     encryptionKey: options.encryptionKey ?? randomBytes(32),
-    adminTokenHash: sha256Hex(ADMIN_TOKEN),
+    // As at start: the hash of ADMIN_TOKEN (env may set another than the default).
+    adminTokenHash: (await ensureAdminToken(db.k, config.adminToken)).hash,
     ...(options.clock !== undefined ? { clock: options.clock } : {}),
     ...(options.shared !== undefined ? { shared: options.shared } : {}),
   });

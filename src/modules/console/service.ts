@@ -1,7 +1,7 @@
 // The operator console's own rules: signing in with the operator's token (the cookie holds a new
-// random token, kept as a hash, never the operator's), the audit trail of operator actions, and the
-// read-outs of its pages. Decisions and redeliveries go through the bots and developers services,
-// the same ones the operator API and the developer site use.
+// random token, kept as a hash bound to the operator's token, never the operator's), the audit
+// trail of operator actions, and the read-outs of its pages. Decisions and redeliveries go through
+// the bots and developers services, the same ones the operator API and the developer site use.
 import type { Db } from '../../db/connect.js';
 import type { UnitOfWork, Work } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
@@ -54,7 +54,7 @@ export class ConsoleService {
     const operator = name.trim() === '' ? 'operator' : name.trim();
     await this.work.run(async (w) => {
       await repo.insertSession(w.tx, {
-        session_hash: sha256Hex(session),
+        session_hash: this.sessionHash(session),
         operator_name: operator,
         created_at: w.now,
         expires_at: w.now + SESSION_TTL_MS,
@@ -67,12 +67,21 @@ export class ConsoleService {
   /** The operator's name of a live console session. */
   async operatorOf(session: string | undefined): Promise<string | undefined> {
     if (session === undefined || session === '') return undefined;
-    const row = await repo.findSession(this.db.k, sha256Hex(session));
+    const row = await repo.findSession(this.db.k, this.sessionHash(session));
     return row !== undefined && row.expires_at > this.clock.now() ? row.operator_name : undefined;
   }
 
   async signOut(session: string): Promise<void> {
-    await repo.deleteSession(this.db.k, sha256Hex(session));
+    await repo.deleteSession(this.db.k, this.sessionHash(session));
+  }
+
+  /**
+   * The stored hash of a console session, bound to the operator's token it was signed in with:
+   * changing ADMIN_TOKEN (the only way to rotate it) ends every session of the old token, whose
+   * hash is then found no more.
+   */
+  private sessionHash(session: string): string {
+    return sha256Hex(`${session}\n${this.adminTokenHash}`);
   }
 
   record(w: Work, e: AuditEntry): Promise<void> {
