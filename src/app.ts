@@ -1,13 +1,14 @@
 // Builds the HTTP application from its services. Never listens: server.ts and tests do that.
 import { randomBytes } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { AppError, Errors, pathOf } from './errors.js';
 import { decodesCleanly, registerBodyParsers } from './http/body.js';
 import { clientErrorHandler } from './http/client-errors.js';
 import { registerDocs } from './http/docs.js';
 import { limitPipelining } from './http/pipelining.js';
-import { errorHandler, notFoundHandler, paramErrorFor } from './http/errors.js';
+import { closeIfBodyUnread, errorHandler, paramErrorFor, routeNotFound } from './http/errors.js';
+import { PageFamilies } from './http/pages/routes.js';
 import { MAX_DEPTH, TEXT_FAULTS, hasNul, inputFault } from './lib/nul.js';
 import { redactedUrl } from './http/redact.js';
 import type { App } from './http/types.js';
@@ -51,6 +52,13 @@ export const BODY_LIMIT = 64 * 1024;
  * 4-byte one 12 bytes as %XX) is 60,000 bytes; Telegram takes heads up to 256 KiB.
  */
 export const MAX_HEADER_SIZE = 64 * 1024;
+/**
+ * The longest path parameter the router takes (find-my-way's default is 100; beyond it, 400 "a
+ * path segment is too long"), in UTF-16 code units of the decoded segment: every one a schema
+ * allows fits. Ajv's maxLength counts code points, so an id of 128 (Text(128), Id) is up to 256
+ * units; a Telegram bot token is at most 148 (`bot`, 16 digits, `:`, an App Key of 128).
+ */
+export const MAX_PARAM_LENGTH = 256;
 const REQUEST_ID = /^[\w.:-]{1,64}$/;
 // Request ids: unique per process start, cheaper than a UUID per request.
 const ID_PREFIX = randomBytes(4).toString('hex');
@@ -74,6 +82,22 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     pathOf(request.url).startsWith('/internal/') && !bearerMatches(request.headers.authorization, s.adminTokenHash)
       ? new AppError(Errors.unauthorized)
       : undefined;
+  const pages = new PageFamilies();
+  /**
+   * A request no route took: refused before routing (a malformed URL), or routed nowhere. The
+   * operator's bearer first; then the failure page of the page family whose path it is in (a
+   * browser's visitor gets a page, as the family's routes answer), else the surface's envelope.
+   */
+  const unrouted = (error: unknown, request: FastifyRequest, reply: FastifyReply): void => {
+    const refusal = operatorRefusal(request);
+    const page = refusal === undefined ? pages.errorHandlerOf(request.url) : undefined;
+    if (page === undefined) {
+      void errorHandler(refusal ?? error, request, reply);
+      return;
+    }
+    closeIfBodyUnread(request, reply);
+    page(error, request, reply);
+  };
   const app: App = Fastify({
     logger: options.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -83,6 +107,7 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     // body (bodyLimit) any connection may already send for as long. How many connections one may
     // open is not capped here (the descriptor limit, or a proxy in front, does that).
     http: { maxHeaderSize: MAX_HEADER_SIZE },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // A request must arrive whole within a minute (Node answers 408 through clientErrorHandler):
     // Fastify's default, 0, let a body that stops arriving hold its connection for ever.
     requestTimeout: 60_000,
@@ -100,11 +125,10 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
     // Below info no request line is written, so requests share the root logger (errors carry reqId).
     childLoggerFactory: (logger, bindings) => (REQUEST_LOG_LEVELS.has(logger.level) ? logger.child(bindings) : logger),
     ajv: { customOptions: { removeAdditional: false } },
-    // Malformed percent-escapes in the path and the like: the surface's envelope, not Fastify's body.
     clientErrorHandler,
-    frameworkErrors: (error, request, reply) => {
-      void errorHandler(operatorRefusal(request) ?? error, request, reply);
-    },
+    // Malformed percent-escapes in the path and the like: the surface's envelope (or the page
+    // family's page), not Fastify's body.
+    frameworkErrors: unrouted,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   limitPipelining(app.server);
@@ -113,10 +137,10 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   app.setErrorHandler(errorHandler);
   // Every operator path needs the bearer, unknown ones too: a 404 would tell a stranger which exist.
   app.setNotFoundHandler((request, reply) => {
-    const refusal = operatorRefusal(request);
-    return refusal === undefined ? notFoundHandler(request, reply) : errorHandler(refusal, request, reply);
+    unrouted(routeNotFound(request), request, reply);
   });
   app.decorateRequest('credential', null);
+  app.decorate('pageFamilies', pages);
 
   const logRequests = REQUEST_LOG_LEVELS.has(app.log.level);
   // One hook for both: metrics for every answered request, and (at info) one log line with its id

@@ -166,6 +166,22 @@ await describeStores('operator console', (t) => {
     assert.match(counters.body, /<code>user.upserted<\/code>/);
   });
 
+  it('answers a URL the router refuses, and an unknown path, with its own page, not JSON', async () => {
+    const client = await signedIn();
+    const page = async (url: string, status: number, text: RegExp) => {
+      const res = await client.get(url, { accept: 'text/html' });
+      assert.equal(res.status, status, url);
+      assert.match(String(res.headers['content-type']), /^text\/html/, url);
+      assert.match(res.body, /<h1>That didn&#39;t work<\/h1>/, url);
+      assert.match(res.body, text, url);
+      assert.match(res.body, /<a href="\/console\/">Back to the console<\/a>/, url);
+    };
+    await page('/console/bots/%FF', 400, /<p>Url: malformed percent-escape or invalid UTF-8\.<\/p>/);
+    await page('/console/nope', 404, /<p>No such endpoint\.<\/p>/);
+    // An id as long as its schema allows (128 characters, astral ones two UTF-16 units each) is routed.
+    await page(`/console/bots/${encodeURIComponent('\u{1F600}'.repeat(128))}`, 404, /<p>Unknown bot\.<\/p>/);
+  });
+
   it('speaks Simplified Chinese when Accept-Language asks for it', async () => {
     const res = await app().inject({
       method: 'GET',

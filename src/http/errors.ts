@@ -66,6 +66,6 @@ export function errorHandler(error: unknown, request: FastifyRequest, reply: Fas
   return reply.code(status).headers(headers).send(body);
 }
 
-export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  return errorHandler(new AppError(Errors.routeNotFound, `${request.method} ${pathOf(request.url)}`), request, reply);
-}
+/** What a request no route takes is refused with. */
+export const routeNotFound = (request: FastifyRequest): AppError =>
+  new AppError(Errors.routeNotFound, `${request.method} ${pathOf(request.url)}`);

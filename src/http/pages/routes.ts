@@ -1,9 +1,10 @@
 // What the routes of the page families share: the forms' fields, the options of a page route (its
-// headers, its OpenAPI tag, failures answered as pages), the signed-in user of a page with the
-// check of a form's CSRF token, and what a failure shows.
+// headers, its OpenAPI tag, failures answered as pages), the families by path (what answers a
+// request there that no route takes), the signed-in user of a page with the check of a form's CSRF
+// token, and what a failure shows.
 import type { FastifyReply, FastifyRequest, FastifySchema } from 'fastify';
 import { Type } from 'typebox';
-import { Errors, type AppError } from '../../errors.js';
+import { Errors, pathOf, type AppError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { toAppError } from '../errors.js';
 import { cookiesOf } from './csrf.js';
@@ -19,6 +20,37 @@ export class NotSignedIn extends Error {}
 export class BadForm extends Error {}
 
 type PageErrorHandler = (error: unknown, request: FastifyRequest, reply: FastifyReply) => void;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Decorated by buildApp; each family of pages under a path of its own adds itself. */
+    pageFamilies: PageFamilies;
+  }
+}
+
+/**
+ * The families of pages under a path of their own (`/developers`, `/console`, `/playground`), each
+ * with its failure pages: a request there that no route takes (a path the router refused, such as
+ * a malformed escape or a segment too long, or one it does not know) is answered by the family's
+ * page, as its routes' failures are, not in the JSON envelope of the API surfaces.
+ */
+export class PageFamilies {
+  private readonly families = new Map<string, PageErrorHandler>();
+
+  /** The family of the pages at `prefix` and below it, failing as `errorHandler` answers. */
+  add(prefix: string, errorHandler: PageErrorHandler): void {
+    this.families.set(prefix, errorHandler);
+  }
+
+  /** The failure pages of the family whose path `url` is in, if any. */
+  errorHandlerOf(url: string): PageErrorHandler | undefined {
+    const path = pathOf(url);
+    for (const [prefix, errorHandler] of this.families) {
+      if (path === prefix || path.startsWith(`${prefix}/`)) return errorHandler;
+    }
+    return undefined;
+  }
+}
 
 /** The options of a family's page routes: its tags in the API reference, its headers, its failure pages. */
 export const pageRoute =

@@ -111,6 +111,7 @@ export function consoleRoutes(app: App, s: Services): void {
   }
 
   const page = pageRoute(['Operator console'], CONSOLE_SHEET.headers(), consoleError);
+  app.pageFamilies.add(CONSOLE, consoleError);
 
   app.get(CONSOLE, page('Redirects to /console/', {}), (_request, reply) => see(reply, `${CONSOLE}/`));
 

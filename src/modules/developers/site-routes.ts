@@ -88,6 +88,7 @@ export function developerSiteRoutes(app: App, s: Services): void {
   }
 
   const options = pageRoute(['Developer site'], SITE_SHEET.headers(), siteError);
+  app.pageFamilies.add(SITE, siteError);
 
   app.get(SITE, options('Redirects to /developers/', {}), (_request, reply) => see(reply, `${SITE}/`));
 

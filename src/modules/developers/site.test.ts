@@ -71,6 +71,24 @@ await describeStores(
       assert.equal(bare.headers.location, '/developers/');
     });
 
+    it("a URL the router refuses, and an unknown path, get the site's page, not JSON", async () => {
+      const b = await signIn(app(), await user());
+      const page = async (url: string, status: number, text: RegExp) => {
+        const res = await b.get(url);
+        assert.equal(res.status, status, url);
+        assert.match(String(res.headers['content-type']), /^text\/html/, url);
+        assert.match(res.body, /<h1>That didn&#39;t work<\/h1>/, url);
+        assert.match(res.body, text, url);
+      };
+      const malformed = /<p>Url: malformed percent-escape or invalid UTF-8\.<\/p>/;
+      await page('/developers/bots/%FF', 400, malformed);
+      await page('/developers/apps/%C0%80', 400, malformed);
+      await page('/developers/nope', 404, /<p>No such endpoint\.<\/p>/);
+      // Ids as long as their schema allows (128 characters) are routed, not "a path segment is too long".
+      await page(`/developers/bots/${'1'.repeat(128)}`, 404, /<p>Unknown bot\.<\/p>/);
+      await page(`/developers/apps/${encodeURIComponent('\u{1F600}'.repeat(128))}`, 404, /<p>Unknown app\.<\/p>/);
+    });
+
     it('a form without the right CSRF token is refused with 403 and changes nothing', async () => {
       const b = await signIn(app(), await user());
       await b.get('/developers/');

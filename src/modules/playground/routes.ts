@@ -81,6 +81,7 @@ export function playgroundRoutes(app: App, s: Services): void {
   );
 
   const page = pageRoute(['Playground'], PLAYGROUND_SHEET.headers([], PLAYGROUND_SCRIPT), pageError);
+  app.pageFamilies.add(PLAYGROUND, pageError);
 
   const back = (place: Place, extra: Record<string, string> = {}) =>
     `${PLAYGROUND}/?${new URLSearchParams({
