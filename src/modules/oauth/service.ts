@@ -2,8 +2,10 @@
 // JWT access tokens, rotating refresh tokens in families (reuse revokes the family), and the
 // checks of Token-header calls. Rules of decisions.md section 5; PKCE (RFC 7636) and revocation
 // (RFC 7009) for clients that use them.
+import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
+import type { DB } from '../../db/types.js';
 import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -86,29 +88,37 @@ export class OAuthService {
     return code;
   }
 
-  private async issue(family: { family_id: string; app_id: string; user_id: string; scope: string }, now: number) {
+  /**
+   * Stores a new refresh token of `family`, inside the write that spends the code or the old
+   * refresh token: both happen or neither, so a failed insert leaves the old one to retry with.
+   */
+  private async insertRefresh(tx: Kysely<DB>, familyId: string, now: number): Promise<string> {
     const refresh = newSecretToken();
     await repo.insertRefresh(
-      this.db.k,
-      {
-        token_hash: sha256Hex(refresh),
-        family_id: family.family_id,
-        expires_at: now + this.config.refreshTokenTtlS * 1000,
-      },
+      tx,
+      { token_hash: sha256Hex(refresh), family_id: familyId, expires_at: now + this.config.refreshTokenTtlS * 1000 },
       now,
     );
+    return refresh;
+  }
+
+  /** The answer to a committed exchange or refresh: the access token is signed after the commit, outside it. */
+  private async record(
+    family: { family_id: string; app_id: string; user_id: string; scope: string },
+    refresh: string,
+    now: number,
+  ): Promise<TokenRecord> {
     const access = await this.tokens.sign(
       { userId: family.user_id, appId: family.app_id, scope: family.scope, familyId: family.family_id },
       now,
       this.config.accessTokenTtlS,
     );
-    const record: TokenRecord = {
+    return {
       access_token: access,
       expires_in: this.config.accessTokenTtlS,
       refresh_token: refresh,
       token_type: '',
     };
-    return record;
   }
 
   async exchangeCode(p: {
@@ -136,16 +146,18 @@ export class OAuthService {
     if (!verifierMatches(code.code_challenge, p.code_verifier)) throw new AppError(Errors.codeInvalid);
     if (p.redirect_uri !== undefined && p.redirect_uri !== code.redirect_uri) throw new AppError(Errors.codeInvalid);
     const family = { family_id: code.family_id, app_id: code.app_id, user_id: code.user_id, scope: code.scope };
-    const won = await this.work.run(async ({ tx }) => {
-      if (!(await repo.useCode(tx, hash, now))) return false;
+    // The code spent, the family and its first refresh token: one transaction, so a failure leaves
+    // the code unused and the client's retry with it succeeds instead of reading as a replay.
+    const refresh = await this.work.run(async ({ tx }) => {
+      if (!(await repo.useCode(tx, hash, now))) return undefined;
       await repo.insertFamily(tx, family, now);
-      return true;
+      return this.insertRefresh(tx, family.family_id, now);
     });
-    if (!won) {
+    if (refresh === undefined) {
       await repo.revokeFamily(this.db.k, code.family_id, now);
       throw new AppError(Errors.codeInvalid);
     }
-    return this.issue(family, now);
+    return this.record(family, refresh, now);
   }
 
   async refresh(p: {
@@ -163,11 +175,17 @@ export class OAuthService {
     if (family.app_id !== p.app_id || family.user_id !== p.user_id) throw new AppError(Errors.refreshFailed);
     if (family.revoked_at !== null || token.expires_at <= now) throw new AppError(Errors.refreshFailed);
     // Rotation: each refresh token works once; a second use means it leaked, so the family ends.
-    if (!(await repo.useRefresh(this.db.k, hash, now))) {
+    // The old token spent and the new one stored in one transaction: a failure spends nothing, so
+    // the client's retry with the old token is not taken for a reuse.
+    const refresh = await this.work.run(async ({ tx }) => {
+      if (!(await repo.useRefresh(tx, hash, now))) return undefined;
+      return this.insertRefresh(tx, family.family_id, now);
+    });
+    if (refresh === undefined) {
       await repo.revokeFamily(this.db.k, family.family_id, now);
       throw new AppError(Errors.refreshFailed);
     }
-    return this.issue(family, now);
+    return this.record(family, refresh, now);
   }
 
   /**
