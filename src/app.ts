@@ -134,7 +134,12 @@ export async function buildApp(s: Services, options: BuildOptions = {}): Promise
   limitPipelining(app.server);
   app.setValidatorCompiler(validatorCompiler(options.eagerSchemas === true));
   app.setSerializerCompiler(serializerCompiler(options.eagerSchemas === true));
-  app.setErrorHandler(errorHandler);
+  // A hook's refusal of a request no route took (a malformed query on an unknown path) is answered
+  // as the not-found answer is.
+  app.setErrorHandler((error, request, reply) => {
+    if (request.is404) unrouted(error, request, reply);
+    else void errorHandler(error, request, reply);
+  });
   // Every operator path needs the bearer, unknown ones too: a 404 would tell a stranger which exist.
   app.setNotFoundHandler((request, reply) => {
     unrouted(routeNotFound(request), request, reply);

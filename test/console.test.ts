@@ -178,6 +178,7 @@ await describeStores('operator console', (t) => {
     };
     await page('/console/bots/%FF', 400, /<p>Url: malformed percent-escape or invalid UTF-8\.<\/p>/);
     await page('/console/nope', 404, /<p>No such endpoint\.<\/p>/);
+    await page('/console/nope?x=%FF', 400, /<p>Querystring: malformed percent-escape or invalid UTF-8\.<\/p>/);
     // An id as long as its schema allows (128 characters, astral ones two UTF-16 units each) is routed.
     await page(`/console/bots/${encodeURIComponent('\u{1F600}'.repeat(128))}`, 404, /<p>Unknown bot\.<\/p>/);
   });

@@ -64,11 +64,12 @@ export function developerSiteRoutes(app: App, s: Services): void {
     (request) => textsOf(request, TEXTS),
     () => SITE_SHEET.headers(),
     (ctx, f, error, request) => {
-      // A refused form goes back to the start; another failure to the page it came from.
+      // A refused form, or a URL no route took, goes back to the start; another failure to the
+      // page it came from.
       const back =
         error instanceof NotSignedIn
           ? undefined
-          : error instanceof BadForm
+          : error instanceof BadForm || request.routeOptions.url === undefined
             ? `${SITE}/`
             : (/^\/developers\/(?:bots|apps)\/[^/?]+/.exec(request.url)?.[0] ?? `${SITE}/`);
       return messagePage(ctx, f.heading, f.text, back);

@@ -82,6 +82,10 @@ await describeStores(
       };
       const malformed = /<p>Url: malformed percent-escape or invalid UTF-8\.<\/p>/;
       await page('/developers/bots/%FF', 400, malformed);
+      // The way back from a URL no route took is the start, not the same URL.
+      assert.match((await b.get('/developers/bots/%FF')).body, /<a href="\/developers\/">/);
+      // Refused by a hook before any route: on an unknown path too.
+      await page('/developers/nope?x=%FF', 400, /<p>Querystring: malformed percent-escape or invalid UTF-8\.<\/p>/);
       await page('/developers/apps/%C0%80', 400, malformed);
       await page('/developers/nope', 404, /<p>No such endpoint\.<\/p>/);
       // Ids as long as their schema allows (128 characters) are routed, not "a path segment is too long".
