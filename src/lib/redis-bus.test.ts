@@ -7,6 +7,9 @@ import { fakeInstance, FakeRedis } from '../../test/helpers/fake-redis.js';
 import { Invalidations } from './invalidation.js';
 import type { Bus } from './shared-state.js';
 
+/** What Redis took from two instances' start (test/helpers/fake-redis.ts fakeInstance): a gap each. */
+const START_GAPS = ['bus:gap ', 'bus:gap '];
+
 /** Counts the bus's gaps; `reach(n)` resolves once there were n. */
 function gaps(bus: Bus, log?: string[]) {
   const events = new EventEmitter();
@@ -24,7 +27,7 @@ function gaps(bus: Bus, log?: string[]) {
   return seen;
 }
 
-it('a subscriber back after a loss subscribes again, then tells a gap; its first connection tells none', async () => {
+it('a subscriber back after a loss subscribes again, then tells a gap; its first connection tells none here', async () => {
   const redis = new FakeRedis();
   const here = await fakeInstance(redis, 'here');
   const there = await fakeInstance(redis, 'there');
@@ -38,7 +41,8 @@ it('a subscriber back after a loss subscribes again, then tells a gap; its first
   here.sub.ready();
   await seen.reach(1);
   there.bus.publish('ch', 'heard');
-  await there.pub.published(2);
+  // The two start-up gaps, then 'missed' and 'heard'.
+  await there.pub.published(4);
 
   assert.deepEqual(redis.log, [
     'here subscribed bus:gap',
@@ -66,14 +70,14 @@ it('a message published while Redis is lost reaches this instance only; the publ
   here.pub.up = false;
   here.bus.publish('ch', 'local');
   assert.deepEqual(heard, { here: ['local'], there: [] });
-  assert.deepEqual(redis.published, []);
+  assert.deepEqual(redis.published, START_GAPS);
 
   here.pub.ready();
   await seen.there.reach(1);
   here.link.back();
   here.bus.publish('ch', 'after');
-  await here.pub.published(2);
-  assert.deepEqual(redis.published, ['bus:gap ', 'ch after']);
+  await here.pub.published(4);
+  assert.deepEqual(redis.published, [...START_GAPS, 'bus:gap ', 'ch after']);
   assert.deepEqual(heard, { here: ['local', 'after'], there: ['after'] });
   // Here: its own link's return, and its own bus:gap through Redis.
   assert.deepEqual([seen.here.count, seen.there.count], [2, 1]);
@@ -88,7 +92,7 @@ it('the link lost while the publisher was not: its return sends bus:gap at once'
   here.bus.publish('ch', 'local');
   here.link.back();
   await seen.reach(1);
-  assert.deepEqual(redis.published, ['bus:gap ']);
+  assert.deepEqual(redis.published, [...START_GAPS, 'bus:gap ']);
   assert.equal(seen.count, 1);
 });
 
@@ -109,8 +113,8 @@ it('a publish that failed with the link up: the gap goes out with the next messa
   });
   here.pub.up = true;
   here.bus.publish('ch', 'next');
-  await here.pub.published(2);
-  assert.deepEqual(redis.published, ['bus:gap ', 'ch next']);
+  await here.pub.published(4);
+  assert.deepEqual(redis.published, [...START_GAPS, 'bus:gap ', 'ch next']);
   assert.deepEqual(heard, ['local', 'next']);
   assert.equal(seen.count, 1);
 });
@@ -149,5 +153,26 @@ it('an instance whose link comes back clears its caches at once, though it publi
   assert.equal(seen.count, 0);
   here.link.back();
   await seen.reach(1);
-  assert.deepEqual(redis.published, [], 'nothing to tell the others');
+  assert.deepEqual(redis.published, ['bus:gap '], 'nothing to tell the others but its start-up gap');
+});
+
+it("a fresh instance's first connection sends bus:gap: a write its killed run committed but never announced is forgotten elsewhere", async () => {
+  const redis = new FakeRedis();
+  const there = await fakeInstance(redis, 'there');
+  const cleared = { count: 0 };
+  new Invalidations(there.bus).listen(
+    () => undefined,
+    () => cleared.count++,
+  );
+  const seen = gaps(there.bus);
+  // The restarted instance: nothing published yet, nothing lost since it started.
+  const here = await fakeInstance(redis, 'here');
+  await seen.reach(1);
+  assert.deepEqual(redis.published, ['bus:gap ', 'bus:gap '], "there's start-up gap, then here's");
+  assert.deepEqual([seen.count, cleared.count], [1, 1], "there's caches forget");
+  // Once only: the next message goes out without another.
+  here.bus.publish('ch', 'next');
+  await here.pub.published(3);
+  assert.deepEqual(redis.published.slice(2), ['ch next']);
+  assert.equal(seen.count, 1);
 });

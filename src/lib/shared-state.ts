@@ -240,7 +240,8 @@ export type BusLink = Pick<RedisLink, 'onChange' | 'up'>;
  * While Redis is lost, messages reach this instance's listeners only. Pub/sub keeps nothing, so
  * the gaps a loss leaves are told to `onGap` listeners: here once the subscriber is back (what
  * others published meanwhile was not heard), and on every instance (through Redis, as a `bus:gap`
- * message) once a message that reached only this one can be followed by it.
+ * message) once a message that reached only this one can be followed by it, and once at start
+ * (what a killed run committed may never have been announced).
  */
 export class RedisBus extends LocalBus {
   private readonly subscribed = new Set<string>([GAP]);
@@ -250,8 +251,13 @@ export class RedisBus extends LocalBus {
    * A message reached this instance only and no `bus:gap` has gone out since. Cleared before the
    * gap is published and set again only if that fails, so a message kept local meanwhile (which
    * sets it too) is never covered by a gap sent before it.
+   *
+   * True from the start: a previous run of this instance may have committed a write and been killed
+   * before its announcement went out, and nothing else would ever tell the others. So the first
+   * connection sends a gap (others' caches forget, their held polls are answered empty and called
+   * again), once per start.
    */
-  private unsent = false;
+  private unsent = true;
   constructor(
     private readonly link: BusLink,
     private readonly pub: BusPublisher,

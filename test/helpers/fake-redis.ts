@@ -99,7 +99,10 @@ export class FakeLink implements BusLink {
   }
 }
 
-/** One instance's bus on `redis`, its subscriber connected and subscribed. */
+/**
+ * One instance's bus on `redis`, its subscriber connected and subscribed, and its publisher
+ * connected (ready, as ioredis tells of a first connection too): its start-up `bus:gap` has gone out.
+ */
 export async function fakeInstance(redis: FakeRedis, name: string) {
   const link = new FakeLink();
   const pub = new FakePublisher(redis);
@@ -107,5 +110,8 @@ export async function fakeInstance(redis: FakeRedis, name: string) {
   const bus = new RedisBus(link, pub, sub);
   sub.ready();
   await sub.last;
+  const sent = redis.published.length;
+  pub.ready();
+  await pub.published(sent + 1);
   return { link, pub, sub, bus };
 }
