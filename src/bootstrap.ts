@@ -53,7 +53,7 @@ export async function reachDb(url: string): Promise<Db> {
 }
 
 async function reachRedis(config: Config): Promise<SharedState> {
-  const shared = await openSharedState(config.redisUrl);
+  const shared = await openSharedState(config.redisUrl, { prefix: config.redisPrefix });
   try {
     await shared.redis?.connected(PROBE_MS);
     return shared;

@@ -184,6 +184,7 @@ it('a setting that is only blanks is refused by name; an empty one is unset', ()
     'PUBLIC_URL',
     'ENCRYPTION_KEY',
     'KEY_FILE',
+    'REDIS_PREFIX',
   ];
   for (const name of names) {
     assert.deepEqual(problemsOf({ [name]: ' \n' }), [
@@ -195,6 +196,27 @@ it('a setting that is only blanks is refused by name; an empty one is unset', ()
     [unset.databaseUrl, unset.redisUrl, unset.adminToken, unset.metricsToken, unset.publicUrl, unset.keyFile],
     ['sqlite:./data/platform.db', undefined, undefined, undefined, 'http://localhost:8080', './data/encryption.key'],
   );
+});
+
+it('REDIS_PREFIX: empty by default; 1 to 64 of A-Z a-z 0-9 : . _ - taken as given; anything else refused by name', () => {
+  const redis = { REDIS_URL: 'redis://127.0.0.1:6379' };
+  assert.equal(loadConfig({}).redisPrefix, '');
+  assert.equal(loadConfig({ ...redis, REDIS_PREFIX: '' }).redisPrefix, '');
+  for (const prefix of ['staging:', 'op.prod-1_eu:', 'a', 'x'.repeat(64)]) {
+    const c = loadConfig({ ...redis, REDIS_PREFIX: prefix });
+    assert.equal(c.redisPrefix, prefix);
+    assert.deepEqual(c.warnings, []);
+  }
+  // Mounted from a file, with its newline.
+  assert.equal(loadConfig({ ...redis, REDIS_PREFIX: 'staging:\n' }).redisPrefix, 'staging:');
+  for (const prefix of ['x'.repeat(65), 'stag ing:', 'staging/', 'pré:', '{slot}:', 'a*']) {
+    assert.deepEqual(problemsOf({ ...redis, REDIS_PREFIX: prefix }), [
+      `REDIS_PREFIX must be 1 to 64 characters of A-Z, a-z, 0-9, ':', '.', '_' or '-' (got "${prefix}")`,
+    ]);
+  }
+  assert.deepEqual(loadConfig({ REDIS_PREFIX: 'staging:' }).warnings, [
+    'REDIS_PREFIX is set without REDIS_URL: it has no effect',
+  ]);
 });
 
 it('ADMIN_TOKEN and METRICS_TOKEN hold only what an HTTP header carries: visible ASCII', () => {

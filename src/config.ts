@@ -7,6 +7,11 @@ export interface Config {
   host: string;
   databaseUrl: string;
   redisUrl: string | undefined;
+  /**
+   * Put before every key and pub/sub channel this instance uses in Redis; empty (the default) keeps
+   * the names as they are. Instances of one platform share it; platforms sharing a Redis differ.
+   */
+  redisPrefix: string;
   adminToken: string | undefined;
   publicUrl: string;
   authCodeTtlS: number;
@@ -69,6 +74,9 @@ export function withoutPassword(url: string): string {
 /** Characters an HTTP header carries as they are: a token with others could never be presented. */
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
+/** A REDIS_PREFIX such as `staging:` or `platform.prod-1:`. */
+const REDIS_PREFIX = /^[A-Za-z0-9:._-]{1,64}$/;
+
 /** 203.0.113.7, 10.0.0.0/8, ::1 or fd00::/8. */
 function isAddressOrRange(entry: string): boolean {
   const [address = '', bits, ...rest] = entry.split('/');
@@ -118,6 +126,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const redisUrl = text('REDIS_URL');
   if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
     problems.push(`REDIS_URL must be redis://... or rediss://...`);
+  }
+  const redisPrefix = text('REDIS_PREFIX') ?? '';
+  // Characters that read the same in a key, a channel name, a log line and redis-cli.
+  if (redisPrefix !== '' && !REDIS_PREFIX.test(redisPrefix)) {
+    problems.push(
+      `REDIS_PREFIX must be 1 to 64 characters of A-Z, a-z, 0-9, ':', '.', '_' or '-' (got "${redisPrefix}")`,
+    );
+  }
+  if (redisPrefix !== '' && redisUrl === undefined) {
+    warnings.push('REDIS_PREFIX is set without REDIS_URL: it has no effect');
   }
   const adminToken = text('ADMIN_TOKEN');
   // operator-api.md sets no length (a test harness may use "secret"), so a short token only warns.
@@ -170,6 +188,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     host: env.HOST || '0.0.0.0',
     databaseUrl,
     redisUrl,
+    redisPrefix,
     adminToken,
     publicUrl,
     authCodeTtlS: int('AUTH_CODE_TTL_S', 300, 1, 86_400),

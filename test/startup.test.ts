@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { Redis } from 'ioredis';
 import { runCli } from '../src/cli/run.js';
 import { freePort, startRedis, startServer, until, type Proc } from './helpers/process.js';
 import { sqliteFolder } from './helpers/sqlite-folder.js';
@@ -91,6 +92,7 @@ describe('Redis lost while running', { skip: !hasRedisServer && 'redis-server no
       ...base,
       PORT: String(port),
       REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      REDIS_PREFIX: 'startup-test:',
       LOG_LEVEL: 'info',
     });
     await server.proc.waitFor(/Server listening/);
@@ -118,6 +120,18 @@ describe('Redis lost while running', { skip: !hasRedisServer && 'redis-server no
     assert.deepEqual(await readyz(), { status: 200, body: { status: 'ready' } });
     assert.equal(await userInfo(), 200);
     assert.equal(await redisUp(), '1');
+    // REDIS_PREFIX reaches the keys: the signed call's nonce and its read bucket are kept under it.
+    const look = new Redis(`redis://127.0.0.1:${redisPort}`, { maxRetriesPerRequest: 2 });
+    try {
+      const keys = await look.keys('*');
+      assert.ok(keys.length > 0 && keys.every((k) => k.startsWith('startup-test:')), keys.join(', '));
+      assert.ok(
+        keys.some((k) => k.startsWith('startup-test:nonce:')),
+        keys.join(', '),
+      );
+    } finally {
+      look.disconnect();
+    }
 
     await redis.stop();
     await server.proc.waitFor(/"level":40,.*Redis lost/);

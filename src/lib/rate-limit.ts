@@ -123,6 +123,8 @@ export class MemoryRateLimiter implements RateLimiter {
 // when every bucket gave a token, else {i, tokens * 1000} of the first (from 1) that had none,
 // having changed no bucket. Instances' clocks differ: `at` never moves back, else an instance
 // behind would rewind it and the next take by one ahead would refill the skew again.
+// The script touches KEYS only, never a name of its own: ioredis puts the connection's keyPrefix
+// (REDIS_PREFIX) before each of them, as before the key of HMGET in `peek`.
 const TAKE = `
 local now = tonumber(ARGV[1])
 local left, stamp = {}, {}

@@ -17,6 +17,16 @@ export interface LinkTimings {
   probeIntervalMs?: number;
 }
 
+/** How the link's connections are opened: its waits, and the namespace of its keys. */
+export interface LinkOptions extends LinkTimings {
+  /**
+   * Put before every key a command names (REDIS_PREFIX), by ioredis's `keyPrefix`: the keys of SET,
+   * DEL, HMGET and an EVAL's KEYS alike. Pub/sub channels are not keys and keep their names
+   * (RedisBus prefixes them itself). Empty by default: keys exactly as named.
+   */
+  keyPrefix?: string;
+}
+
 /** ioredis's error for a command not answered within `commandTimeout`. */
 const isTimeout = (e: unknown): boolean => e instanceof Error && e.message === 'Command timed out';
 
@@ -35,15 +45,16 @@ export class RedisLink {
    * import of a package as it is; one of a local module would be inlined with its imports hoisted
    * to the top, so the import stays here.
    */
-  static async open(url: string, timings: LinkTimings = {}): Promise<RedisLink> {
+  static async open(url: string, options: LinkOptions = {}): Promise<RedisLink> {
     const { Redis: Client } = await import('ioredis');
-    const commandTimeout = timings.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
-    const probeMs = timings.probeIntervalMs ?? PROBE_INTERVAL_MS;
+    const commandTimeout = options.commandTimeoutMs ?? COMMAND_TIMEOUT_MS;
+    const probeMs = options.probeIntervalMs ?? PROBE_INTERVAL_MS;
+    const keyPrefix = options.keyPrefix ?? '';
     return new RedisLink(url, commandTimeout, probeMs, () => {
       // commandTimeout: a Redis that accepts but never answers (frozen, a dead peer behind a live
       // proxy) fails each command, so `either` falls back instead of hanging the request. No
       // blocking command is used, and the subscriber's SUBSCRIBE answers at once.
-      const redis = new Client(url, { maxRetriesPerRequest: 2, commandTimeout });
+      const redis = new Client(url, { maxRetriesPerRequest: 2, commandTimeout, keyPrefix });
       // ioredis prints every connection error to the console unless someone listens.
       redis.on('error', () => undefined);
       return redis;

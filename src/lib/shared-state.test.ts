@@ -3,8 +3,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { MemoryNonceStore, RedisNonceStore } from './shared-state.js';
-import { REDIS_URL, redisUnderTest } from '../../test/helpers/stores.js';
+import { MemoryNonceStore, openSharedState, RedisNonceStore, type SharedState } from './shared-state.js';
+import { REDIS_URL, redisTestPrefix, redisUnderTest } from '../../test/helpers/stores.js';
 
 const redisUp = await redisUnderTest('Redis nonce store tests');
 
@@ -97,5 +97,124 @@ describe('Redis nonce store', { skip: redisUp ? false : 'Redis unreachable' }, (
     const left = await redis.pttl(`nonce:${key.toString('hex')}`);
     assert.ok(left > 59_000 && left <= 60_001, `${left} ms left`);
     await store.release(key);
+  });
+});
+
+/** What a shared state's bus heard: its gaps, and the messages on `channel`. */
+function ears(shared: SharedState, channel: string) {
+  const heard = { gaps: 0, messages: [] as string[] };
+  shared.bus.onGap(() => heard.gaps++);
+  shared.bus.subscribe(channel, (m) => heard.messages.push(m));
+  return heard;
+}
+
+/** Until `done()`, or fails after `ms` naming `what`. */
+async function until(done: () => boolean, what: string, ms = 5_000): Promise<void> {
+  for (const end = Date.now() + ms; !done(); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > end) assert.fail(`${what} within ${ms} ms`);
+  }
+}
+
+describe('REDIS_PREFIX: a namespace for keys and channels', { skip: redisUp ? false : 'Redis unreachable' }, () => {
+  const opened: SharedState[] = [];
+  const raw = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+  const open = async (prefix?: string) => {
+    const shared = await openSharedState(REDIS_URL, prefix === undefined ? {} : { prefix });
+    opened.push(shared);
+    await shared.redis?.connected(5_000);
+    return shared;
+  };
+  after(async () => {
+    for (const shared of opened) await shared.close();
+    raw.disconnect();
+  });
+
+  it("shared states under different prefixes hear neither the other's messages nor its gaps; under one prefix they do", async () => {
+    const [mine, theirs] = [redisTestPrefix(), redisTestPrefix()];
+    const channel = `ch-${randomBytes(4).toString('hex')}`;
+    const other = await open(theirs);
+    const otherHeard = ears(other, channel);
+    const witness = await open(mine);
+    const witnessHeard = ears(witness, channel);
+    // Each bus hears a message of its own through Redis: its subscriptions hold from here on.
+    for (const [shared, heard] of [
+      [other, otherHeard],
+      [witness, witnessHeard],
+    ] as const) {
+      shared.bus.publish(channel, 'self');
+      await until(() => heard.messages.includes('self'), 'its own message came back');
+    }
+    const before = { other: otherHeard.gaps, witness: witnessHeard.gaps };
+
+    // A fresh instance of `mine`: its first connection sends bus:gap, under `mine` only.
+    const fresh = await open(mine);
+    await until(() => witnessHeard.gaps > before.witness, 'the same prefix heard the start-up gap');
+    fresh.bus.publish(channel, 'hello');
+    await until(() => witnessHeard.messages.includes('hello'), 'the same prefix heard the message');
+    // Published before the witness heard it: given a moment more, the other would have heard it too.
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(otherHeard, { gaps: before.other, messages: ['self'] }, 'the other prefix heard nothing');
+
+    // On the wire the channel carries the prefix; listeners see the name without it.
+    const listener = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+    try {
+      const wire: string[] = [];
+      listener.on('message', (ch: string, m: string) => wire.push(`${ch} ${m}`));
+      await listener.subscribe(`${mine}${channel}`, channel);
+      fresh.bus.publish(channel, 'wire');
+      await until(() => wire.length > 0, 'the prefixed channel carried it');
+      await new Promise((r) => setTimeout(r, 100));
+      assert.deepEqual(wire, [`${mine}${channel} wire`]);
+    } finally {
+      listener.disconnect();
+    }
+  });
+
+  it('shared states under different prefixes share no nonce and no rate-limit bucket; under one prefix they do', async () => {
+    const [mine, theirs] = [redisTestPrefix(), redisTestPrefix()];
+    const [one, same, other] = [await open(mine), await open(mine), await open(theirs)];
+    const now = Date.now();
+    const key = randomBytes(20);
+    assert.equal(await one.nonces.claim(key, now + 5_000, now), true);
+    assert.equal(await same.nonces.claim(key, now + 5_000, now), false, 'the same prefix refuses the replay');
+    assert.equal(await other.nonces.claim(key, now + 5_000, now), true, 'the other prefix has its own nonces');
+    assert.equal(await raw.exists(`${mine}nonce:${key.toString('hex')}`), 1, 'kept under the prefix');
+    assert.equal(await raw.exists(`nonce:${key.toString('hex')}`), 0, 'nothing outside it');
+
+    const claim = { key: `test:${randomBytes(6).toString('hex')}`, bucket: { perSecond: 1, burst: 1 } };
+    assert.equal((await one.limiter.take([claim], now)).ok, true);
+    assert.equal((await same.limiter.take([claim], now)).ok, false, 'the same prefix shares the bucket');
+    assert.equal((await same.limiter.peek(claim.key, claim.bucket, now)).ok, false, 'peek reads it too');
+    assert.equal((await other.limiter.take([claim], now)).ok, true, 'the other prefix has its own bucket');
+    assert.equal(await raw.exists(`${mine}rl:${claim.key}`), 1, "the take script's key is under the prefix");
+    assert.equal(await raw.exists(`rl:${claim.key}`), 0);
+    await one.nonces.release(key, now + 5_000);
+    assert.equal(await raw.exists(`${mine}nonce:${key.toString('hex')}`), 0, 'released under the prefix');
+  });
+
+  it('without a prefix keys and channels keep their names, as before the setting', async () => {
+    const plain = await open();
+    const now = Date.now();
+    const key = randomBytes(20);
+    assert.equal(await plain.nonces.claim(key, now + 5_000, now), true);
+    assert.equal(await raw.exists(`nonce:${key.toString('hex')}`), 1);
+    await plain.nonces.release(key, now + 5_000);
+    const claim = { key: `test:${randomBytes(6).toString('hex')}`, bucket: { perSecond: 1, burst: 1 } };
+    assert.equal((await plain.limiter.take([claim], now)).ok, true);
+    assert.equal(await raw.exists(`rl:${claim.key}`), 1);
+    await raw.del(`rl:${claim.key}`);
+
+    const channel = `test-plain-${randomBytes(4).toString('hex')}`;
+    const listener = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
+    try {
+      const wire: string[] = [];
+      listener.on('message', (ch: string, m: string) => wire.push(`${ch} ${m}`));
+      await listener.subscribe(channel);
+      plain.bus.publish(channel, 'plain');
+      await until(() => wire.length > 0, 'the channel carried it under its own name');
+      assert.deepEqual(wire, [`${channel} plain`]);
+    } finally {
+      listener.disconnect();
+    }
   });
 });

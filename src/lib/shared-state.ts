@@ -1,6 +1,9 @@
 // State that several instances must share: replay protection and wake-up messages. With one
 // instance it lives in memory; with REDIS_URL it lives in Redis, and while Redis is lost each
-// instance falls back to its memory (single-instance behaviour) until it returns.
+// instance falls back to its memory (single-instance behaviour) until it returns. In Redis every
+// key and channel starts with REDIS_PREFIX (empty by default), so platforms sharing one Redis
+// (staging and production, test files run side by side) neither share nonces and buckets nor hear
+// each other's messages and gaps.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -145,6 +148,7 @@ export class MemoryNonceStore implements NonceStore {
 /** How far instances' clocks may differ for the nonces they share. */
 const CLOCK_SKEW_MS = 60_000;
 
+/** Keys `nonce:<hex>`, after the connection's keyPrefix (REDIS_PREFIX), which ioredis puts on. */
 export class RedisNonceStore implements NonceStore {
   constructor(private readonly redis: Redis) {}
   async claim(key: Buffer, expiresAt: number, now: number): Promise<boolean> {
@@ -242,6 +246,11 @@ export type BusLink = Pick<RedisLink, 'onChange' | 'up'>;
  * others published meanwhile was not heard), and on every instance (through Redis, as a `bus:gap`
  * message) once a message that reached only this one can be followed by it, and once at start
  * (what a killed run committed may never have been announced).
+ *
+ * In Redis every channel, `bus:gap` too, is `prefix` followed by the name listeners use: Redis
+ * channels are global (no database number separates them) and ioredis's keyPrefix leaves them
+ * alone, so the bus puts the prefix on and takes it off itself. A message on a channel outside the
+ * prefix never reaches a listener.
  */
 export class RedisBus extends LocalBus {
   private readonly subscribed = new Set<string>([GAP]);
@@ -262,10 +271,13 @@ export class RedisBus extends LocalBus {
     private readonly link: BusLink,
     private readonly pub: BusPublisher,
     private readonly sub: BusSubscriber,
+    private readonly prefix = '',
   ) {
     super();
-    sub.on('message', (channel, message) => this.emitter.emit(channel, message));
-    sub.subscribe(GAP).catch(() => undefined);
+    sub.on('message', (channel, message) => {
+      if (channel.startsWith(prefix)) this.emitter.emit(channel.slice(prefix.length), message);
+    });
+    sub.subscribe(prefix + GAP).catch(() => undefined);
     // A subscription asked for while Redis was away failed; ask again each time it is back. The
     // gap is told once the subscription holds, so nothing published after its listeners cleared
     // their caches can be missed too.
@@ -277,7 +289,7 @@ export class RedisBus extends LocalBus {
       const told = () => {
         if (afterLoss) this.emitter.emit(GAP, '');
       };
-      this.sub.subscribe(...this.subscribed).then(told, told);
+      this.sub.subscribe(...[...this.subscribed].map((channel) => this.prefix + channel)).then(told, told);
     });
     // Either connection may be the one that was lost (publish falls back on the link's loss, or on
     // a failed publish): tell the others as soon as either is back, not only with the next message.
@@ -303,7 +315,7 @@ export class RedisBus extends LocalBus {
     if (!this.unsent) return;
     this.unsent = false;
     try {
-      await this.pub.publish(GAP, '');
+      await this.pub.publish(this.prefix + GAP, '');
     } catch (e) {
       this.unsent = true;
       throw e;
@@ -326,7 +338,7 @@ export class RedisBus extends LocalBus {
       try {
         // Sent on the same connection before the message, so no instance hears one without the other.
         await this.sendGap();
-        await this.pub.publish(channel, message);
+        await this.pub.publish(this.prefix + channel, message);
       } catch {
         local();
       }
@@ -344,7 +356,7 @@ export class RedisBus extends LocalBus {
   override subscribe(channel: string, listener: Listener): () => void {
     if (!this.subscribed.has(channel)) {
       this.subscribed.add(channel);
-      this.sub.subscribe(channel).catch(() => undefined);
+      this.sub.subscribe(this.prefix + channel).catch(() => undefined);
     }
     return super.subscribe(channel, listener);
   }
@@ -376,11 +388,25 @@ export function localSharedState(): SharedState {
   };
 }
 
-/** In memory without `redisUrl`; otherwise in Redis (ioredis is loaded only then, see RedisLink.open). */
-export async function openSharedState(redisUrl: string | undefined, timings?: LinkTimings): Promise<SharedState> {
+/** How the shared state opens Redis: the link's waits, and the namespace of its keys and channels. */
+export interface SharedStateOptions extends LinkTimings {
+  /** REDIS_PREFIX: put before every key and channel; instances of one platform share it. */
+  prefix?: string;
+}
+
+/**
+ * In memory without `redisUrl`; otherwise in Redis (ioredis is loaded only then, see RedisLink.open),
+ * with every key (`nonce:`, `rl:`) and channel under `prefix`: the keys through ioredis's keyPrefix
+ * on every connection, the channels through RedisBus.
+ */
+export async function openSharedState(
+  redisUrl: string | undefined,
+  options: SharedStateOptions = {},
+): Promise<SharedState> {
   if (redisUrl === undefined) return localSharedState();
-  const link = await RedisLink.open(redisUrl, timings);
-  const bus = new RedisBus(link, link.connect(), link.connect());
+  const { prefix = '', ...timings } = options;
+  const link = await RedisLink.open(redisUrl, { ...timings, keyPrefix: prefix });
+  const bus = new RedisBus(link, link.connect(), link.connect(), prefix);
   const inMemory = new MemoryNonceStore();
   // A key claimed in memory while Redis was lost is unknown to Redis: memory refuses it until it
   // expires. Nothing new is recorded there while Redis answers, so it empties.

@@ -1,4 +1,5 @@
 // Which stores the suite runs on: SQLite always; PostgreSQL when reachable, and always in CI.
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 
@@ -53,3 +54,11 @@ export async function redisUnderTest(what: string): Promise<boolean> {
   if (!up) process.stdout.write(`# Redis not reachable at ${REDIS_URL}: ${what} skipped (set TEST_REDIS_URL)\n`);
   return up;
 }
+
+/**
+ * A REDIS_PREFIX of its own for one suite's shared states (openSharedState's `prefix`): Redis
+ * channels are global and test files run side by side on one Redis, so without it every instance's
+ * start-up gap (and a gap after a loss) reached the other files' instances, answering their held
+ * long polls empty, and nonces and buckets were shared. Instances that must hear each other share one.
+ */
+export const redisTestPrefix = (): string => `test-${randomBytes(6).toString('hex')}:`;
