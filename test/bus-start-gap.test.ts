@@ -15,7 +15,7 @@ import { LocalBus, openSharedState } from '../src/lib/shared-state.js';
 import { startTestApp, type TestApp } from './helpers/app.js';
 import { botCall, failed, result } from './helpers/delivery.js';
 import { createBot, createUsers } from './helpers/factories.js';
-import { REDIS_URL, redisUnderTest } from './helpers/stores.js';
+import { REDIS_URL, redisTestPrefix, redisUnderTest } from './helpers/stores.js';
 
 const BAD_KEY = 'You X-API-KEY is not available';
 const BOUNDED = { timeout: 30_000 };
@@ -48,8 +48,10 @@ await describe('a restarted instance announces a gap at start (SQLite + Redis)',
   const dir = mkdtempSync(join(tmpdir(), 'op-start-gap-'));
   const sqliteFile = join(dir, 'platform.db');
   const encryptionKey = randomBytes(32);
+  // One platform: its instances share a prefix that no other test file's instances use.
+  const prefix = redisTestPrefix();
   const start = async () =>
-    startTestApp('sqlite', { sqliteFile, encryptionKey, shared: await openSharedState(REDIS_URL) });
+    startTestApp('sqlite', { sqliteFile, encryptionKey, shared: await openSharedState(REDIS_URL, { prefix }) });
   const instances: TestApp[] = [];
   before(async () => {
     instances.push(await start(), await start());

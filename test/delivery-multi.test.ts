@@ -22,7 +22,7 @@ import {
 } from './helpers/delivery.js';
 import { createUsers, type BotCreds, type TestUser } from './helpers/factories.js';
 import { messageNumber } from './helpers/message-numbers.js';
-import { REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
+import { REDIS_URL, redisTestPrefix, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 
 const TERMINATED = 'Conflict: terminated by other getUpdates request';
 const WEBHOOK_ACTIVE =
@@ -129,8 +129,11 @@ await describe('bot updates across two instances (PostgreSQL + Redis)', { skip }
   });
 
   before(async () => {
-    gateOfB = withGate(await openSharedState(REDIS_URL));
-    a = await start(await openSharedState(REDIS_URL));
+    // The two instances' own namespace: another test file's instance starting (its start-up gap)
+    // would otherwise answer the polls held here empty.
+    const prefix = redisTestPrefix();
+    gateOfB = withGate(await openSharedState(REDIS_URL, { prefix }));
+    a = await start(await openSharedState(REDIS_URL, { prefix }));
     b = await start(gateOfB.shared);
     [alice] = (await createUsers(a.app, 1)) as [TestUser];
   });

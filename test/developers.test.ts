@@ -10,7 +10,7 @@ import { openSharedState } from '../src/lib/shared-state.js';
 import { describeStores, dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import { botCall, failed, result, say, startReceiver } from './helpers/delivery.js';
 import { createBot, createUsers, signedHeaders, type TestUser } from './helpers/factories.js';
-import { REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
+import { REDIS_URL, redisTestPrefix, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 
 const BAD_KEY = 'You X-API-KEY is not available';
 const clock = new FakeClock();
@@ -241,8 +241,9 @@ await describe('a key reset reaches another instance at once (PostgreSQL + Redis
   let b: TestApp | undefined;
   before(async () => {
     if (!ready) return;
-    a = await startTestApp('postgres', { schema, encryptionKey, shared: await openSharedState(REDIS_URL) });
-    b = await startTestApp('postgres', { schema, encryptionKey, shared: await openSharedState(REDIS_URL) });
+    const prefix = redisTestPrefix();
+    a = await startTestApp('postgres', { schema, encryptionKey, shared: await openSharedState(REDIS_URL, { prefix }) });
+    b = await startTestApp('postgres', { schema, encryptionKey, shared: await openSharedState(REDIS_URL, { prefix }) });
   });
   after(async () => {
     await a?.close();

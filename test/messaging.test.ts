@@ -18,7 +18,7 @@ import { MemoryRateLimiter } from '../src/lib/rate-limit.js';
 import { openSharedState, type SharedState } from '../src/lib/shared-state.js';
 import { createServices } from '../src/services.js';
 import { ADMIN_TOKEN, describeStoresOnFakeClock, dropSchema, FakeClock } from './helpers/app.js';
-import { PG_URL, REDIS_URL, redisUnderTest, storesUnderTest } from './helpers/stores.js';
+import { PG_URL, REDIS_URL, redisTestPrefix, redisUnderTest, storesUnderTest } from './helpers/stores.js';
 import { botCall, result } from './helpers/delivery.js';
 import {
   applyEvents,
@@ -1038,11 +1038,12 @@ async function startInstance(
   schema: string | undefined,
   key: Buffer,
   clock: FakeClock,
+  prefix: string,
 ): Promise<Instance> {
-  const config = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN, RATE_LIMITS: 'on', REDIS_URL });
+  const config = loadConfig({ DATABASE_URL: url, ADMIN_TOKEN, RATE_LIMITS: 'on', REDIS_URL, REDIS_PREFIX: prefix });
   const db: Db = await openDb(url, schema !== undefined ? { schema } : {});
   await migrate(db);
-  const shared: SharedState = await openSharedState(REDIS_URL);
+  const shared: SharedState = await openSharedState(config.redisUrl, { prefix: config.redisPrefix });
   const services = createServices({
     config,
     db,
@@ -1071,12 +1072,14 @@ for (const store of await storesUnderTest()) {
     const file = join(tmpdir(), `op-shared-${randomBytes(6).toString('hex')}.db`);
     const schema = `t_${randomBytes(6).toString('hex')}`;
     const url = store === 'sqlite' ? `sqlite:${file}` : PG_URL;
+    // The two instances' buckets and messages, apart from every other suite's on this Redis.
+    const prefix = redisTestPrefix();
     let one: Instance | undefined;
     let two: Instance | undefined;
     before(async () => {
       if (!redisUp) return;
-      one = await startInstance(url, store === 'postgres' ? schema : undefined, encryptionKey, sharedClock);
-      two = await startInstance(url, store === 'postgres' ? schema : undefined, encryptionKey, sharedClock);
+      one = await startInstance(url, store === 'postgres' ? schema : undefined, encryptionKey, sharedClock, prefix);
+      two = await startInstance(url, store === 'postgres' ? schema : undefined, encryptionKey, sharedClock, prefix);
     });
     after(async () => {
       await one?.close();

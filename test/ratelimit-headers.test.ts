@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { openSharedState } from '../src/lib/shared-state.js';
 import { describeStoresOnFakeClock, startTestApp } from './helpers/app.js';
-import { REDIS_URL, redisUnderTest } from './helpers/stores.js';
+import { REDIS_URL, redisTestPrefix, redisUnderTest } from './helpers/stores.js';
 import { botCall } from './helpers/delivery.js';
 import { applyEvents, createApp, createBot, createUsers, signedHeaders, type TestUser } from './helpers/factories.js';
 
@@ -87,7 +87,7 @@ const redisUp = await redisUnderTest('replayed reads on Redis');
 
 describe('signed reads on Redis: replays refused at the claim', { skip: redisUp ? false : 'Redis unreachable' }, () => {
   it('ten copies of one signed read sent at once spend one read token, not ten', async () => {
-    const shared = await openSharedState(REDIS_URL);
+    const shared = await openSharedState(REDIS_URL, { prefix: redisTestPrefix() });
     const t = await startTestApp('sqlite', { env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '10' }, shared });
     try {
       const [owner] = (await createUsers(t.app, 1)) as [TestUser];
