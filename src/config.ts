@@ -68,7 +68,7 @@ const isLogLevel = (v: string): v is LogLevel => (LOG_LEVELS as readonly string[
  * The password runs to the last @, as URL reads it; masking too much is the safe mistake.
  */
 export function withoutPassword(url: string): string {
-  return url.replace(/^([a-z][a-z\d+.-]*:\/\/[^:/?#@]*):.*@/is, '$1:***@');
+  return url.replace(/^(.*?:\/*[^:/?#@]*):.*@/s, '$1:***@');
 }
 
 /** Characters an HTTP header carries as they are: a token with others could never be presented. */
