@@ -82,6 +82,22 @@ describe('SQLite migrations', () => {
   });
 });
 
+describe('SQLite durability', () => {
+  it('commits wait for the WAL to reach the disk (synchronous FULL), so a power loss undoes no answered write', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'op-sync-'));
+    const db = await openDb(`sqlite:${join(dir, 'p.db')}`);
+    try {
+      if (db.native.dialect !== 'sqlite') throw new Error('not SQLite');
+      // 2 is FULL; NORMAL (1) syncs the WAL only at checkpoints.
+      assert.equal(db.native.writer.pragma('synchronous', { simple: true }), 2);
+      assert.equal(db.native.writer.pragma('journal_mode', { simple: true }), 'wal');
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('SQLite store that cannot be written', () => {
   let t: TestApp;
   let token = '';

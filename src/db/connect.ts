@@ -94,12 +94,16 @@ function openSqlite(path: string, checkpoints: CheckpointerOptions | undefined):
   // First, so that switching a fresh file to WAL waits for another process opening it too.
   sqlite.pragma(`busy_timeout = ${String(SQLITE_BUSY_MS)}`);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
+  // Each commit waits for the WAL to reach the disk, as PostgreSQL's default does: with NORMAL a
+  // power loss or an OS crash could undo commits already answered (a transfer, a send whose
+  // sequence number and Update id the next commits would then hand out again). Measured A/B on the
+  // bench: about 15 µs more CPU a transfer (one fsync per group commit), ingest 4-8% slower.
+  sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   // Measured on the ingest bench (batches of 1000 events dirty ~300 pages each): a 16 MB page cache
   // (the default is 2 MB) keeps the hot index pages, and checkpointing every 16,000 WAL pages
   // (64 MB; the default is 1,000) copies each hot page back once per many batches, and syncs as
-  // seldom, instead of every few batches. Durability is unchanged (WAL, synchronous NORMAL); the
+  // seldom, instead of every few batches. Neither changes durability (synchronous, above); the
   // cache grows only with the pages actually read, so a small store stays small.
   sqlite.pragma('cache_size = -16384');
   sqlite.pragma('wal_autocheckpoint = 16000');
