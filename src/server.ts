@@ -29,6 +29,8 @@ async function main(): Promise<void> {
     logger: { level: config.logLevel, ...redactingLogOptions },
   });
   await listen(app, config);
+  // Only now, serving: a boot that fails, or a CLI command, tells the other instances nothing.
+  services.shared.bus.announceStart();
   services.dispatcher.start();
   services.retention.start();
   // The demo bot answers in the playground from the first minute (--demo only).

@@ -57,6 +57,9 @@ function withGate(shared: SharedState) {
       return shared.bus.cut;
     },
     onCut: (listener) => shared.bus.onCut(listener),
+    announceStart: () => {
+      shared.bus.announceStart();
+    },
     close: () => shared.bus.close(),
   };
   return {

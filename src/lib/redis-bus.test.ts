@@ -7,9 +7,6 @@ import { fakeInstance, FakeRedis } from '../../test/helpers/fake-redis.js';
 import { Invalidations } from './invalidation.js';
 import type { Bus } from './shared-state.js';
 
-/** What Redis took from two instances' start (test/helpers/fake-redis.ts fakeInstance): a gap each. */
-const START_GAPS = ['bus:gap ', 'bus:gap '];
-
 /** Counts the bus's gaps; `reach(n)` resolves once there were n. */
 function gaps(bus: Bus, log?: string[]) {
   const events = new EventEmitter();
@@ -27,7 +24,7 @@ function gaps(bus: Bus, log?: string[]) {
   return seen;
 }
 
-it('a subscriber back after a loss subscribes again, then tells a gap; its first connection tells none here', async () => {
+it('a subscriber back after a loss subscribes again, then tells a gap; its first connection tells none', async () => {
   const redis = new FakeRedis();
   const here = await fakeInstance(redis, 'here');
   const there = await fakeInstance(redis, 'there');
@@ -41,8 +38,7 @@ it('a subscriber back after a loss subscribes again, then tells a gap; its first
   here.sub.ready();
   await seen.reach(1);
   there.bus.publish('ch', 'heard');
-  // The two start-up gaps, then 'missed' and 'heard'.
-  await there.pub.published(4);
+  await there.pub.published(2);
 
   assert.deepEqual(redis.log, [
     'here subscribed bus:gap',
@@ -70,14 +66,14 @@ it('a message published while Redis is lost reaches this instance only; the publ
   here.pub.up = false;
   here.bus.publish('ch', 'local');
   assert.deepEqual(heard, { here: ['local'], there: [] });
-  assert.deepEqual(redis.published, START_GAPS);
+  assert.deepEqual(redis.published, []);
 
   here.pub.ready();
   await seen.there.reach(1);
   here.link.back();
   here.bus.publish('ch', 'after');
-  await here.pub.published(4);
-  assert.deepEqual(redis.published, [...START_GAPS, 'bus:gap ', 'ch after']);
+  await here.pub.published(2);
+  assert.deepEqual(redis.published, ['bus:gap ', 'ch after']);
   assert.deepEqual(heard, { here: ['local', 'after'], there: ['after'] });
   // Here: its own link's return, and its own bus:gap through Redis.
   assert.deepEqual([seen.here.count, seen.there.count], [2, 1]);
@@ -92,7 +88,7 @@ it('the link lost while the publisher was not: its return sends bus:gap at once'
   here.bus.publish('ch', 'local');
   here.link.back();
   await seen.reach(1);
-  assert.deepEqual(redis.published, [...START_GAPS, 'bus:gap ']);
+  assert.deepEqual(redis.published, ['bus:gap ']);
   assert.equal(seen.count, 1);
 });
 
@@ -113,8 +109,8 @@ it('a publish that failed with the link up: the gap goes out with the next messa
   });
   here.pub.up = true;
   here.bus.publish('ch', 'next');
-  await here.pub.published(4);
-  assert.deepEqual(redis.published, [...START_GAPS, 'bus:gap ', 'ch next']);
+  await here.pub.published(2);
+  assert.deepEqual(redis.published, ['bus:gap ', 'ch next']);
   assert.deepEqual(heard, ['local', 'next']);
   assert.equal(seen.count, 1);
 });
@@ -153,10 +149,10 @@ it('an instance whose link comes back clears its caches at once, though it publi
   assert.equal(seen.count, 0);
   here.link.back();
   await seen.reach(1);
-  assert.deepEqual(redis.published, ['bus:gap '], 'nothing to tell the others but its start-up gap');
+  assert.deepEqual(redis.published, [], 'nothing to tell the others');
 });
 
-it("a fresh instance's first connection sends bus:gap: a write its killed run committed but never announced is forgotten elsewhere", async () => {
+it('a fresh bus sends no gap (a CLI command, a start that fails); announceStart sends exactly one, which clears the others', async () => {
   const redis = new FakeRedis();
   const there = await fakeInstance(redis, 'there');
   const cleared = { count: 0 };
@@ -165,14 +161,34 @@ it("a fresh instance's first connection sends bus:gap: a write its killed run co
     () => cleared.count++,
   );
   const seen = gaps(there.bus);
-  // The restarted instance: nothing published yet, nothing lost since it started.
+  // The restarted instance, booted and connected: nothing goes out until it serves.
   const here = await fakeInstance(redis, 'here');
+  here.pub.ready();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(redis.published, [], 'a boot alone tells nothing');
+  assert.equal(seen.count, 0);
+
+  here.bus.announceStart();
   await seen.reach(1);
-  assert.deepEqual(redis.published, ['bus:gap ', 'bus:gap '], "there's start-up gap, then here's");
+  assert.deepEqual(redis.published, ['bus:gap ']);
   assert.deepEqual([seen.count, cleared.count], [1, 1], "there's caches forget");
   // Once only: the next message goes out without another.
   here.bus.publish('ch', 'next');
-  await here.pub.published(3);
-  assert.deepEqual(redis.published.slice(2), ['ch next']);
+  await here.pub.published(2);
+  assert.deepEqual(redis.published, ['bus:gap ', 'ch next']);
   assert.equal(seen.count, 1);
+});
+
+it('announceStart while the publisher is lost: the gap goes out once it is back', async () => {
+  const redis = new FakeRedis();
+  const there = await fakeInstance(redis, 'there');
+  const seen = gaps(there.bus);
+  const here = await fakeInstance(redis, 'here');
+  here.pub.up = false;
+  here.bus.announceStart();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(redis.published, []);
+  here.pub.ready();
+  await seen.reach(1);
+  assert.deepEqual(redis.published, ['bus:gap ']);
 });

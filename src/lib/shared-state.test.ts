@@ -146,8 +146,9 @@ describe('REDIS_PREFIX: a namespace for keys and channels', { skip: redisUp ? fa
     }
     const before = { other: otherHeard.gaps, witness: witnessHeard.gaps };
 
-    // A fresh instance of `mine`: its first connection sends bus:gap, under `mine` only.
+    // A fresh instance of `mine`, starting to serve: its bus:gap goes out under `mine` only.
     const fresh = await open(mine);
+    fresh.bus.announceStart();
     await until(() => witnessHeard.gaps > before.witness, 'the same prefix heard the start-up gap');
     fresh.bus.publish(channel, 'hello');
     await until(() => witnessHeard.messages.includes('hello'), 'the same prefix heard the message');

@@ -193,6 +193,13 @@ export interface Bus {
   readonly cut: boolean;
   /** `listener` hears each time the bus becomes cut; the result stops it. */
   onCut(listener: () => void): () => void;
+  /**
+   * Tells the other instances a gap: a previous run of this instance may have committed a write
+   * and been killed before announcing it. Called by a server once it serves (src/server.ts), not
+   * by every boot: a CLI command or a start that fails (a bad setting, crash-looping) would
+   * otherwise flush every instance's caches and answer their held polls empty each time.
+   */
+  announceStart(): void;
   close(): Promise<void>;
 }
 
@@ -215,6 +222,8 @@ export class LocalBus implements Bus {
   onCut(_listener: () => void): () => void {
     return () => undefined;
   }
+  /** One process: no other instance kept anything a previous run could have left stale. */
+  announceStart(): void {}
   close(): Promise<void> {
     this.emitter.removeAllListeners();
     return Promise.resolve();
@@ -244,8 +253,8 @@ export type BusLink = Pick<RedisLink, 'onChange' | 'up'>;
  * While Redis is lost, messages reach this instance's listeners only. Pub/sub keeps nothing, so
  * the gaps a loss leaves are told to `onGap` listeners: here once the subscriber is back (what
  * others published meanwhile was not heard), and on every instance (through Redis, as a `bus:gap`
- * message) once a message that reached only this one can be followed by it, and once at start
- * (what a killed run committed may never have been announced).
+ * message) once a message that reached only this one can be followed by it, and once when a
+ * server starts to serve (announceStart: what a killed run committed may never have been announced).
  *
  * In Redis every channel, `bus:gap` too, is `prefix` followed by the name listeners use: Redis
  * channels are global (no database number separates them) and ioredis's keyPrefix leaves them
@@ -261,12 +270,11 @@ export class RedisBus extends LocalBus {
    * gap is published and set again only if that fails, so a message kept local meanwhile (which
    * sets it too) is never covered by a gap sent before it.
    *
-   * True from the start: a previous run of this instance may have committed a write and been killed
-   * before its announcement went out, and nothing else would ever tell the others. So the first
-   * connection sends a gap (others' caches forget, their held polls are answered empty and called
-   * again), once per start.
+   * False at construction: every boot makes a bus (CLI commands, a start that then fails on a
+   * migration or the encryption key), and only a server that serves tells the others a start-up
+   * gap, through announceStart.
    */
-  private unsent = true;
+  private unsent = false;
   constructor(
     private readonly link: BusLink,
     private readonly pub: BusPublisher,
@@ -320,6 +328,17 @@ export class RedisBus extends LocalBus {
       this.unsent = true;
       throw e;
     }
+  }
+
+  /**
+   * A previous run of this instance may have committed a write and been killed before its
+   * announcement went out, and nothing else would ever tell the others: one gap (others' caches
+   * forget, their held polls are answered empty and called again). If it cannot go out now, the
+   * publisher's next ready or the next publish sends it.
+   */
+  override announceStart(): void {
+    this.unsent = true;
+    this.announceGap();
   }
 
   override publish(channel: string, message: string): void {
