@@ -128,6 +128,7 @@ export async function boot(config: Config): Promise<Booted> {
 
 interface Listener {
   listen(options: { port: number; host: string; backlog: number }): Promise<string>;
+  log: { info(fields: object, message: string): void };
 }
 
 /**
@@ -138,10 +139,15 @@ interface Listener {
  */
 const LISTEN_BACKLOG = 4096;
 
-/** Listens on HOST:PORT; an address in use or not allowed becomes a StartupError. */
+/**
+ * Listens on HOST:PORT; an address in use or not allowed becomes a StartupError. Once listening,
+ * logs the Redis in use (password masked) and its REDIS_PREFIX: instances on different prefixes
+ * share no nonces, rate limits or wake-ups and nothing else says so.
+ */
 export async function listen(app: Listener, config: Config): Promise<string> {
+  let address: string;
   try {
-    return await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+    address = await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   } catch (e) {
     const code = errorCode(e);
     const where = `${config.host}:${config.port}`;
@@ -153,4 +159,11 @@ export async function listen(app: Listener, config: Config): Promise<string> {
     }
     throw e;
   }
+  if (config.redisUrl !== undefined) {
+    app.log.info(
+      { redis: withoutPassword(config.redisUrl), redisPrefix: config.redisPrefix },
+      `shared state in Redis under REDIS_PREFIX "${config.redisPrefix}": every instance of this platform must use the same`,
+    );
+  }
+  return address;
 }

@@ -96,6 +96,8 @@ describe('Redis lost while running', { skip: !hasRedisServer && 'redis-server no
       LOG_LEVEL: 'info',
     });
     await server.proc.waitFor(/Server listening/);
+    // The start names the prefix in use: instances on different ones would share nothing.
+    await server.proc.waitFor(/"redisPrefix":"startup-test:"/);
     const url = `http://127.0.0.1:${port}`;
 
     let nonce = 0;
