@@ -164,6 +164,26 @@ it('a refused address is named with its password masked, even when it does not p
   ]);
 });
 
+it('a password given as a query parameter (password=, sslpassword=, any case) is masked too', () => {
+  assert.deepEqual(refused({ DATABASE_URL: 'postgres:db/x?password=S3cret&sslmode=require' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:db/x?password=***&sslmode=require")',
+  ]);
+  assert.deepEqual(refused({ DATABASE_URL: 'postgres:db/x?sslmode=require&SSLPassword=S3cret#f' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:db/x?sslmode=require&SSLPassword=***#f")',
+  ]);
+  // An @ inside it ends nothing: the user part stays as it was, the value is gone whole.
+  assert.deepEqual(refused({ DATABASE_URL: 'postgres:u@db:5432/x?PASSWORD=p@ss:w0rd' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:u@db:5432/x?PASSWORD=***")',
+  ]);
+  assert.deepEqual(refused({ PUBLIC_URL: 'https://open.example/?password=S3cret' }), [
+    'PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "https://open.example/?password=***")',
+  ]);
+  // Only a parameter named so: another that ends in password, or a path, is left as it is.
+  assert.deepEqual(refused({ DATABASE_URL: 'postgres:db/password=x?app_password_hint=y' }), [
+    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:db/password=x?app_password_hint=y")',
+  ]);
+});
+
 it('PUBLIC_URL must also be an address URL accepts (a port in range, a host)', () => {
   for (const url of ['https://open.example:99999', 'http://host:abc', 'https://:80', 'https://[zz]']) {
     assert.deepEqual(refused({ PUBLIC_URL: url }), [

@@ -65,10 +65,12 @@ const isLogLevel = (v: string): v is LogLevel => (LOG_LEVELS as readonly string[
 /**
  * The address with its password masked, to name in a message (decisions.md section 1: no secret in
  * a log line). A regex, not URL: the addresses worth naming are often the ones that do not parse.
- * The password runs to the last @, as URL reads it; masking too much is the safe mistake.
+ * The password runs to the last @, as URL reads it; masking too much is the safe mistake. One given
+ * as a query parameter (pg reads `?password=` and `?sslpassword=`, in any case) is masked first,
+ * so an @ inside it cannot move where the user part ends.
  */
 export function withoutPassword(url: string): string {
-  return url.replace(/^(.*?:\/*[^:/?#@]*):.*@/s, '$1:***@');
+  return url.replace(/([?&](?:ssl)?password=)[^&#]*/gi, '$1***').replace(/^(.*?:\/*[^:/?#@]*):.*@/s, '$1:***@');
 }
 
 /** Characters an HTTP header carries as they are: a token with others could never be presented. */

@@ -238,6 +238,11 @@ describe('cli for operators', () => {
         `cannot reach the database at postgres://postgres:***@127.0.0.1:1/x (connect ECONNREFUSED 127.0.0.1:1)`,
       ],
       [`sqlite:${notDb}`, `cannot reach the database at sqlite:${notDb} (file is not a database)`],
+      // pg takes the password as a query parameter too: masked as in the user part.
+      [
+        'postgres://postgres@127.0.0.1:1/x?password=S3cret',
+        `cannot reach the database at postgres://postgres@127.0.0.1:1/x?password=*** (connect ECONNREFUSED 127.0.0.1:1)`,
+      ],
     ];
     if ((await storesUnderTest()).includes('postgres')) {
       const missing = new URL(PG_URL);
