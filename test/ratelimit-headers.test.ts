@@ -79,6 +79,25 @@ await describeStoresOnFakeClock(
       assert.equal((await read(signedHeaders(app, { now: clock.now() }))).statusCode, 200, 'replays spend no token');
       assert.equal((await read(signedHeaders(app, { now: clock.now() }))).statusCode, 429);
     });
+
+    // The in-memory buckets refilled by (now - at): an hour's step back of the wall clock (NTP) left
+    // a bucket used just before at minus 3600 tokens, and the bot's sends refused for an hour.
+    it('the wall clock set back an hour: the next send goes out, and a drained chat refills in 1 s', async () => {
+      const [owner, a] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id);
+      const send = () => botCall(t().app, 'sendMessage', bot.api_key, { chat_id: a.user_id, text: 'hi' });
+      assert.equal((await send()).body.ok, true);
+      clock.advance(-3_600_000);
+      try {
+        for (let i = 0; i < 4; i++) assert.equal((await send()).body.ok, true, `send #${i} after the step back`);
+        const limited = await send();
+        assert.deepEqual(limitHeaders(limited.headers), ['1', '"chat";q=5;w=5', '"chat";r=0;t=1']);
+        clock.advance(1_000);
+        assert.equal((await send()).body.ok, true, 'a token back 1 s later, not an hour later');
+      } finally {
+        clock.advance(3_600_000);
+      }
+    });
   },
   { env: { RATE_LIMITS: 'on', RATE_LIMIT_READS_PER_S: '2' } },
 );

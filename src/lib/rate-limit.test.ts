@@ -199,6 +199,28 @@ describe('memory token bucket forgets only what it can', () => {
     assert.equal(l.size, 2, 'the bucket taken at the later time and the new chat');
   });
 
+  it('a clock set back an hour neither drains a bucket nor holds it back: it refills at its rate from then', () => {
+    const l = new MemoryRateLimiter();
+    const [chat] = buckets;
+    const a = { key: 'chat:bot:a', bucket: chat };
+    const b = { key: 'chat:bot:b', bucket: chat };
+    assert.equal(l.take([a], T0).ok, true);
+    for (let i = 0; i < 5; i++) l.take([b], T0);
+    const back = T0 - 3_600_000;
+    // A bucket used just before keeps its tokens (it refilled by minus an hour: 429 for an hour).
+    assert.deepEqual(l.peek(a.key, chat, back), { ok: true, retryAfterMs: 0 });
+    assert.deepEqual(l.take([a], back), { ok: true });
+    // A drained one is refused for its time to the next token, and has it then, not an hour later.
+    assert.deepEqual(l.peek(b.key, chat, back), { ok: false, retryAfterMs: 1000 });
+    assert.equal(l.take([b], back).ok, false);
+    assert.deepEqual(l.peek(b.key, chat, back + 1000), { ok: true, retryAfterMs: 0 });
+    assert.deepEqual(l.take([b], back + 1000), { ok: true });
+    assert.equal(l.take([b], back + 1000).ok, false);
+    // Full again 5 s on, as a bucket stamped at the earlier time would be.
+    const oks = Array.from({ length: 6 }, () => l.take([b], back + 6000).ok);
+    assert.deepEqual(oks, [true, true, true, true, true, false]);
+  });
+
   it('holds a made-up key only until its bucket is full again', () => {
     const l = new MemoryRateLimiter();
     const [chat, group] = buckets;

@@ -59,9 +59,12 @@ const OK: Take = { ok: true, retryAfterMs: 0 };
 /** How long until a bucket left with `tokens` (fewer than one) has a whole token. */
 const waitMs = (bucket: Bucket, tokens: number): number => Math.ceil(((1 - tokens) / bucket.perSecond) * 1000);
 
-/** The tokens of a bucket last left with `tokens` at `at`, refilled up to `now`. */
+/**
+ * The tokens of a bucket last left with `tokens` at `at`, refilled up to `now`. Never fewer: a
+ * clock set back (or another instance's behind) refills nothing, and takes nothing either.
+ */
 const refilled = (bucket: Bucket, tokens: number, at: number, now: number): number =>
-  Math.min(bucket.burst, tokens + ((now - at) / 1000) * bucket.perSecond);
+  Math.min(bucket.burst, tokens + (Math.max(0, now - at) / 1000) * bucket.perSecond);
 
 const answer = (bucket: Bucket, tokens: number): Take =>
   tokens < 1 ? { ok: false, retryAfterMs: waitMs(bucket, tokens) } : OK;
@@ -78,7 +81,7 @@ export class MemoryRateLimiter implements RateLimiter {
     // A clock set back would otherwise put off every sweep until it caught up again.
     if (now - this.lastSweep > SWEEP_MS || now < this.lastSweep) this.sweep(now);
     const refills = claims.map((claim) => {
-      const state = this.buckets.get(claim.key);
+      const state = this.state(claim.key, now);
       const tokens = state === undefined ? claim.bucket.burst : refilled(claim.bucket, state.tokens, state.at, now);
       return { claim, tokens };
     });
@@ -100,8 +103,24 @@ export class MemoryRateLimiter implements RateLimiter {
 
   /** A bucket never taken from, or forgotten once full, answers as a full one. */
   peek(key: string, bucket: Bucket, now: number): Take {
-    const state = this.buckets.get(key);
+    const state = this.state(key, now);
     return state === undefined ? OK : answer(bucket, refilled(bucket, state.tokens, state.at, now));
+  }
+
+  /**
+   * The key's bucket as of `now`. One stamped later was stamped by this clock before it was set
+   * back: it is taken as left at `now`, with its tokens and its time to full, so that it refills at
+   * its rate from now on. Left stamped later (as the shared buckets in Redis are, whose stamps come
+   * from several clocks), a bucket drained just before an hour's step back refills nothing for the
+   * hour, and a refusal changes no bucket: it would answer 429 for the hour.
+   */
+  private state(key: string, now: number): { tokens: number; at: number; full: number } | undefined {
+    const state = this.buckets.get(key);
+    if (state !== undefined && state.at > now) {
+      state.full = now + (state.full - state.at);
+      state.at = now;
+    }
+    return state;
   }
 
   /** Buckets held: each lasts only until it is full again, so at most the keys of a burst's refill time. */
