@@ -225,7 +225,7 @@ await describeStoresOnFakeClock(
         const failedOne = await failedFirstAttempt(t(), owner, fan, bot.bot_user_id, hook.url);
         const dropped = await metric(t().app, 'updates_dropped_total');
 
-        // The retry (due after 1 s) is held by the receiver, its lease live for 30 s; 10 s on, the
+        // The retry (due after 1 s) is held by the receiver, its lease live for 90 s; 10 s on, the
         // Update is older than the 5 s retention.
         clock.advance(1_000);
         held = hook.holdNext();

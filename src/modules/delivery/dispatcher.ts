@@ -10,7 +10,7 @@ import type { Db } from '../../db/connect.js';
 import type { DB } from '../../db/types.js';
 import type { UnitOfWork } from '../../db/work.js';
 import type { Metrics } from '../../http/metrics.js';
-import type { Clock } from '../../lib/clock.js';
+import { CLOCK_SKEW_MS, type Clock } from '../../lib/clock.js';
 import type { SecretBox } from '../../lib/crypto.js';
 import { settlesWithin } from '../../lib/deadline.js';
 import type { Invalidations } from '../../lib/invalidation.js';
@@ -23,8 +23,13 @@ import { postWebhook, WEBHOOK_TIMEOUT_MS, type Attempt } from './webhook-post.js
 /** How long a stop waits for deliveries under way before it abandons them. */
 const STOP_GRACE_MS = 1_000;
 
-/** Longer than one attempt can take, so a lease outlives its attempt but not a crashed sender. */
-const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000;
+/**
+ * Longer than one attempt can take, so a lease outlives its attempt but not a crashed sender, and
+ * longer by the clock skew instances may have: the lease is stamped on the leasing instance's
+ * clock and read on the others', and one ahead by 25 s took a 30 s lease 6 s into an attempt still
+ * out and sent the same Update in parallel. 90 s with the 10 s webhook timeout.
+ */
+const LEASE_MS = WEBHOOK_TIMEOUT_MS + 20_000 + CLOCK_SKEW_MS;
 /** Deliveries in flight on one instance, all bots together. */
 const MAX_IN_FLIGHT = 256;
 const IDLE_TICK_MS = 1_000;

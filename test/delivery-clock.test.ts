@@ -1,0 +1,106 @@
+// Webhook delivery against clocks that differ or move: instances whose clocks differ by up to the
+// skew they are allowed (CLOCK_SKEW_MS), and a wall clock set back (NTP) or briefly far ahead.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { CLOCK_SKEW_MS } from '../src/lib/clock.js';
+import { dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
+import { botCall, say } from './helpers/delivery.js';
+import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { storesUnderTest } from './helpers/stores.js';
+
+/** A receiver that holds every request until `answerAll`. */
+async function slowReceiver() {
+  const held: ServerResponse[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => held.push(res));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
+  return {
+    url: `http://127.0.0.1:${address.port}/hook`,
+    held,
+    answerAll: () => {
+      for (const res of held) if (!res.writableEnded) res.end('ok');
+    },
+    close: () =>
+      new Promise<void>((resolve) =>
+        server.close(() => {
+          resolve();
+        }),
+      ),
+  };
+}
+
+const settled = (p: Promise<unknown>, ms: number) =>
+  Promise.race([
+    p.then(() => true),
+    new Promise((resolve) =>
+      setTimeout(() => {
+        resolve(false);
+      }, ms),
+    ),
+  ]);
+
+for (const store of await storesUnderTest()) {
+  await describe(`webhook leases on instances whose clocks differ [${store}]`, () => {
+    // The lease was the 10 s timeout + 20 s, stamped on the leasing instance's clock: an instance
+    // 25 s ahead saw it run out 6 s into an attempt still out, and sent the same Update in parallel.
+    it(
+      'an instance ahead by less than the skew does not send an Update whose attempt is out',
+      { timeout: 30_000 },
+      async () => {
+        const schema = `t_${randomBytes(6).toString('hex')}`;
+        // One store for both: a SQLite file, or a PostgreSQL schema.
+        const shared =
+          store === 'sqlite'
+            ? { sqliteFile: join(mkdtempSync(join(tmpdir(), 'op-skew-')), 'platform.db') }
+            : { schema };
+        const on = { ...shared, encryptionKey: randomBytes(32), env: { WEBHOOK_ALLOW_INSECURE: '1' } };
+        const clockA = new FakeClock();
+        const clockB = new FakeClock(clockA.ms + CLOCK_SKEW_MS - 1_000);
+        const receiver = await slowReceiver();
+        const apps: TestApp[] = [];
+        let attempt: Promise<number> | undefined;
+        try {
+          const a = await startTestApp(store, { ...on, clock: clockA });
+          apps.push(a);
+          const b = await startTestApp(store, { ...on, clock: clockB });
+          apps.push(b);
+          const [owner, fan] = (await createUsers(a.app, 2)) as [TestUser, TestUser];
+          const bot = await createBot(a.app, owner.user_id);
+          assert.equal((await botCall(a.app, 'setWebhook', bot.api_key, { url: receiver.url })).body.ok, true);
+          await say(a.app, { from: fan.user_id, to: bot.bot_user_id, text: 'once' });
+
+          attempt = a.services.dispatcher.tick();
+          while (receiver.held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+          // The receiver takes just under the 10 s webhook timeout: A's attempt is still out.
+          clockA.advance(9_999);
+          clockB.advance(9_999);
+          const passOfB = b.services.dispatcher.tick();
+          assert.equal(await settled(passOfB, 1_000), true, "B's pass starts nothing, so it ends at once");
+          assert.equal(await passOfB, 0);
+          assert.equal(receiver.held.length, 1, 'one POST while the attempt is out');
+
+          receiver.answerAll();
+          assert.equal(await attempt, 1);
+          attempt = undefined;
+          assert.equal(await b.services.dispatcher.tick(), 0, 'delivered: nothing left to send');
+          assert.equal(receiver.held.length, 1);
+        } finally {
+          receiver.answerAll();
+          await attempt;
+          for (const app of apps.reverse()) await app.close();
+          await receiver.close();
+          if (store === 'postgres') await dropSchema(schema);
+        }
+      },
+    );
+  });
+}
