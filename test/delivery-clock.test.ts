@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLOCK_SKEW_MS } from '../src/lib/clock.js';
-import { dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
-import { botCall, say } from './helpers/delivery.js';
+import { describeStoresOnFakeClock, dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
+import { botCall, result, say, startReceiver } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { storesUnderTest } from './helpers/stores.js';
 
@@ -104,3 +104,51 @@ for (const store of await storesUnderTest()) {
     );
   });
 }
+
+const HOUR_MS = 3_600_000;
+const YEAR_MS = 365 * 24 * HOUR_MS;
+
+// A failed attempt's retry is stamped on the wall clock: set back an hour (NTP) after it, the
+// bot's head Update was due an hour away and held its whole queue back for the hour; stamped by a
+// clock briefly years ahead, for years.
+await describeStoresOnFakeClock(
+  'a webhook queue after the wall clock moved',
+  (t, clock) => {
+    it('an Update due further away than any schedule goes out now, and a real backoff is still waited for', async () => {
+      const [owner, fan] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const bot = await createBot(t().app, owner.user_id);
+      const receiver = await startReceiver(500);
+      const tick = () => t().services.dispatcher.tick();
+      try {
+        assert.equal((await botCall(t().app, 'setWebhook', bot.api_key, { url: receiver.url })).body.ok, true);
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'one' });
+        assert.equal(await tick(), 1, 'the first attempt fails: due again in 1 s');
+        assert.equal(await tick(), 0, 'not before its backoff');
+        receiver.setFallback(200);
+
+        clock.advance(-HOUR_MS);
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'two' });
+        assert.equal(await tick(), 1, 'set back an hour: the retry goes out now');
+        assert.equal(await tick(), 1, 'and the Update behind it');
+        assert.equal(receiver.hits.length, 3);
+
+        // Years ahead for a moment: the failed attempt's retry is stamped years away.
+        clock.advance(3 * YEAR_MS);
+        receiver.setFallback(500);
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'three' });
+        assert.equal(await tick(), 1);
+        clock.advance(-3 * YEAR_MS);
+        receiver.setFallback(200);
+        assert.equal(await tick(), 1, 'back to the present: due now, not in three years');
+        assert.equal(await tick(), 0);
+        assert.equal(receiver.hits.length, 5);
+        const info = result(await botCall(t().app, 'getWebhookInfo', bot.api_key)) as { pending_update_count: number };
+        assert.equal(info.pending_update_count, 0);
+      } finally {
+        clock.advance(HOUR_MS);
+        await receiver.close();
+      }
+    });
+  },
+  { env: { WEBHOOK_ALLOW_INSECURE: '1' } },
+);

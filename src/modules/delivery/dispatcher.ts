@@ -173,10 +173,13 @@ export class WebhookDispatcher {
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (room <= 0) return false;
-    const heads = await repo.dueHeads(this.db.k, now, room);
+    const far = this.farMs();
+    const heads = await repo.dueHeads(this.db.k, now, room, far);
     const until = now + LEASE_MS;
     for (const h of heads) {
-      if (!this.inFlight.has(h.bot_user_id) && (await this.lease(h, now, until))) started.push(this.track(h, until));
+      if (!this.inFlight.has(h.bot_user_id) && (await this.lease(h, now, until, far))) {
+        started.push(this.track(h, until));
+      }
     }
     return heads.length === room;
   }
@@ -194,9 +197,19 @@ export class WebhookDispatcher {
     return delivery;
   }
 
-  private lease(h: repo.DueHead, now: number, until: number): Promise<boolean> {
+  private lease(h: repo.DueHead, now: number, until: number, farMs: number): Promise<boolean> {
     // Alone, outside the unit of work: one atomic statement per delivery, touching no key; a transaction adds round trips.
-    return repo.leaseUpdate(this.db.k, h.seq, now, until);
+    return repo.leaseUpdate(this.db.k, h.seq, now, until, farMs);
+  }
+
+  /**
+   * Further than any attempt is scheduled: a lease, or the longest backoff (Retry-After is capped
+   * by it too) after an attempt that ended within its lease, stamped by an instance up to the skew
+   * ahead. An Update due further away was stamped by a clock since set back (or briefly far ahead)
+   * and is due now (repo.dueHeads).
+   */
+  private farMs(): number {
+    return LEASE_MS + this.config.webhookRetryMaxMs + CLOCK_SKEW_MS;
   }
 
   /** The body and extra headers of a delivery in the bot's payload format. */

@@ -204,8 +204,12 @@ export const pendingCount = async (tx: Kysely<DB>, botUserId: string, notBefore:
  * bot's smallest update_id (the unique index), so its cost follows the bots with a webhook, not
  * the Updates waiting, however many a polling bot leaves unconsumed. Only bots with a webhook: the
  * type says so too (`$narrowType`), so a due head's webhook_url is never null.
+ *
+ * Due: its time has come, or it is more than `farMs` away, further than any schedule this platform
+ * makes (a lease, the longest backoff, the clocks' skew): stamped by a clock since set back, or
+ * briefly far ahead, it would otherwise hold the bot's queue back by the step, for years maybe.
  */
-export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
+export function dueHeads(tx: Kysely<DB>, now: number, limit: number, farMs: number) {
   return tx
     .selectFrom('bots as b')
     .innerJoin('updates as u', (join) =>
@@ -230,7 +234,7 @@ export function dueHeads(tx: Kysely<DB>, now: number, limit: number) {
     ])
     .where('b.webhook_url', 'is not', null)
     .$narrowType<{ webhook_url: NotNull }>()
-    .where('u.next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('u.next_attempt_at', '<=', now), eb('u.next_attempt_at', '>', now + farMs)]))
     .orderBy('u.next_attempt_at')
     .limit(limit)
     .execute();
@@ -243,15 +247,22 @@ const leaseEnded = (now: number) => (eb: ExpressionBuilder<DB, 'updates'>) =>
   eb.or([eb('leased_until', 'is', null), eb('leased_until', '<=', now)]);
 
 /**
- * Leases a due Update until `until` (one atomic UPDATE): false when another dispatcher took it
- * first. `leased_until` tells a redelivery that an attempt is under way (retryNow).
+ * Leases a due Update (as dueHeads reads it, with the same `farMs`) until `until` (one atomic
+ * UPDATE): false when another dispatcher took it first. `leased_until` tells a redelivery that an
+ * attempt is under way (retryNow).
  */
-export async function leaseUpdate(tx: Kysely<DB>, seq: number, now: number, until: number): Promise<boolean> {
+export async function leaseUpdate(
+  tx: Kysely<DB>,
+  seq: number,
+  now: number,
+  until: number,
+  farMs: number,
+): Promise<boolean> {
   const r = await tx
     .updateTable('updates')
     .set({ next_attempt_at: until, leased_until: until })
     .where('seq', '=', seq)
-    .where('next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('next_attempt_at', '<=', now), eb('next_attempt_at', '>', now + farMs)]))
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
 }
