@@ -4,9 +4,10 @@
 // and PLAYGROUND=off.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { describeStores, FakeClock, startTestApp } from './helpers/app.js';
+import { describeStores, describeStoresOnFakeClock, FakeClock, startTestApp } from './helpers/app.js';
 import { botCall, result } from './helpers/delivery.js';
 import { applyEvents, createBot, createUsers, sessionToken, type TestUser } from './helpers/factories.js';
+import { say } from './helpers/delivery.js';
 import { pageClient } from './helpers/pages.js';
 import { PlaygroundService } from '../src/modules/playground/service.js';
 
@@ -28,6 +29,17 @@ function nextLook(playground: PlaygroundService): Promise<void> {
     };
   });
 }
+
+/** The settled value of `p`, or 'pending' after `ms`: a poll that would hang fails the test instead. */
+const within = <T>(p: Promise<T>, ms: number): Promise<T | 'pending'> =>
+  Promise.race([
+    p,
+    new Promise<'pending'>((resolve) =>
+      setTimeout(() => {
+        resolve('pending');
+      }, ms),
+    ),
+  ]);
 
 await describeStores('playground', (t) => {
   const app = () => t().app;
@@ -180,15 +192,19 @@ await describeStores('playground', (t) => {
     },
   );
 
-  it('answers a long poll with nothing new once its time is up on the injected clock', async () => {
+  it('answers a long poll with nothing new once its time is up on the injected timer', async () => {
     const { dev, bot } = await setUp();
-    const clock = new FakeClock();
-    const playground = new PlaygroundService(t().services.db, t().services.events, clock);
+    const timer = { ms: 0 };
+    const playground = new PlaygroundService(t().services.db, t().services.events, new FakeClock(), () => timer.ms);
     const held = nextLook(playground);
     const chat = { type: 'private' as const, userId: dev.user_id, botUserId: bot.bot_user_id };
-    const waiting = playground.waitForChange('a session', chat, 1, () => false);
+    let over = false;
+    const waiting = playground.waitForChange('a session', chat, 1, () => over);
     await held;
-    clock.advance(20_000);
+    timer.ms += 20_000;
+    const inTime = await within(waiting, 3_000);
+    over = true;
+    assert.notEqual(inTime, 'pending', 'answered once the timer says its time is up');
     const answered = await waiting;
     assert.equal(answered?.cursor, 1, 'answered, not ended');
     assert.deepEqual(answered.items, []);
@@ -258,4 +274,81 @@ it('PLAYGROUND=off: no playground', async () => {
   } finally {
     await t.close();
   }
+});
+
+// The live view's cursor is the wall-clock time of the changes it saw, and it looked back 5 s: a
+// message written after the clock was set back further, or on an instance further behind, was
+// never shown. The poll itself was timed on the wall clock: set back an hour, it was held an hour.
+await describeStoresOnFakeClock('playground live view while the wall clock moves', (t, clock) => {
+  const setUp = async () => {
+    const [user] = (await createUsers(t().app, 1)) as [TestUser];
+    const bot = await createBot(t().app, user.user_id, 'Echo Bot');
+    const chat = { type: 'private' as const, userId: user.user_id, botUserId: bot.bot_user_id };
+    const write = (text: string) => say(t().app, { from: user.user_id, to: bot.bot_user_id, text });
+    return { chat, write };
+  };
+  const texts = (c: { items: { row: object }[] }) => c.items.map((i) => ('text' in i.row ? i.row.text : undefined));
+
+  it('shows a message stamped before the cursor: 50 s behind (an instance behind), or after an hour back', async () => {
+    const { chat, write } = await setUp();
+    const playground = t().services.playground;
+    await write('first');
+    const seen = await playground.conversation(chat, 0);
+    assert.deepEqual(texts(seen), ['first']);
+    clock.advance(-50_000);
+    try {
+      await write('second');
+      const live = await playground.conversation(chat, seen.cursor);
+      assert.ok(texts(live).includes('second'), `the live view shows it: ${JSON.stringify(texts(live))}`);
+      clock.advance(-3_600_000);
+      await write('third');
+      assert.ok(texts(await playground.conversation(chat, seen.cursor)).includes('third'), 'an hour back');
+    } finally {
+      clock.advance(3_650_000);
+    }
+  });
+
+  it('a long poll answers a message stamped before its cursor at once, not when its time is up', async () => {
+    const { chat, write } = await setUp();
+    const playground = new PlaygroundService(t().services.db, t().services.events, clock, () => 0);
+    await write('first');
+    const { cursor } = await playground.conversation(chat, 0);
+    const held = nextLook(playground);
+    // Told to stop when the test ends: a poll that would hang answers then.
+    let over = false;
+    const waiting = playground.waitForChange('a session', chat, cursor, () => over);
+    await held;
+    clock.advance(-10_000);
+    try {
+      await write('second');
+      const answered = await within(waiting, 3_000);
+      assert.notEqual(answered, 'pending', 'answered within a look or two');
+      assert.ok(answered !== undefined && answered !== 'pending' && texts(answered).includes('second'), 'with it');
+    } finally {
+      over = true;
+      await waiting;
+      clock.advance(10_000);
+    }
+  });
+
+  it('a long poll ends after its 20 s on the monotonic timer, however the wall clock moved', async () => {
+    const { chat } = await setUp();
+    const timer = { ms: 0 };
+    const playground = new PlaygroundService(t().services.db, t().services.events, clock, () => timer.ms);
+    const held = nextLook(playground);
+    let over = false;
+    const waiting = playground.waitForChange('a session', chat, 1, () => over);
+    await held;
+    clock.advance(-3_600_000);
+    try {
+      timer.ms += 20_000;
+      const answered = await within(waiting, 3_000);
+      assert.notEqual(answered, 'pending', 'not held for the hour the clock went back');
+      assert.equal(answered !== 'pending' ? answered?.cursor : undefined, 1);
+    } finally {
+      over = true;
+      await waiting;
+      clock.advance(3_600_000);
+    }
+  });
 });

@@ -2,8 +2,9 @@
 // user writes and presses becomes the application's own events (message.created, button.clicked)
 // through the events service, so delivery rules, privacy settings and permissions apply unchanged.
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { Db } from '../../db/connect.js';
-import type { Clock } from '../../lib/clock.js';
+import { CLOCK_SKEW_MS, type Clock } from '../../lib/clock.js';
 import { AppError, Errors } from '../../errors.js';
 import { parseIdList } from '../../lib/json.js';
 import { ASSISTANT_USER_ID } from '../../db/migrations/0003_developers.js';
@@ -46,11 +47,20 @@ export interface Conversation {
 
 /** Messages shown when a chat opens. */
 const HISTORY = 50;
-/** A write's time is taken when its transaction starts: one that commits late is still picked up. */
-const SLACK_MS = 5000;
-/** How long one long poll waits for a change (on the clock), and how often it looks. */
+/**
+ * How far before the cursor a look goes back. A message's time is the wall clock's of the instance
+ * that wrote it, taken when its transaction started: one that commits late, or written on an
+ * instance whose clock is behind (by up to the skew instances may have), is still picked up. At 5 s,
+ * a message written on an instance 10 s behind was never shown live. (chat_messages has no
+ * sequence number a cursor could follow instead.)
+ */
+const SLACK_MS = CLOCK_SKEW_MS;
+/** How long one long poll waits for a change (on the monotonic timer), and how often it looks. */
 const POLL_MS = 20_000;
 const LOOK_MS = 400;
+
+/** An item and its change: a look that has one the first look had not has something new. */
+const itemKey = (item: ChatItem): string => `${item.kind}:${item.row.message_id}:${item.changed}`;
 
 /** A live-update request held open, until it answers or a newer one of its session ends it. */
 export class LiveHold {
@@ -85,6 +95,8 @@ export class PlaygroundService {
     private readonly db: Db,
     private readonly events: EventsService,
     private readonly clock: Clock,
+    /** Milliseconds that only go forward, for how long a poll has waited (tests pass a fake one). */
+    private readonly monotonic: () => number = () => performance.now(),
   ) {}
 
   /**
@@ -114,12 +126,20 @@ export class PlaygroundService {
     after: number,
     stop: () => boolean,
   ): Promise<Conversation | undefined> {
-    const deadline = this.clock.now() + POLL_MS;
+    // Timed on the monotonic timer: on the wall clock, set back an hour, a poll was held an hour.
+    const deadline = this.monotonic() + POLL_MS;
     const hold = this.hold(session);
     try {
+      let first: Set<string> | undefined;
       for (;;) {
         const conversation = await this.conversation(chat, after);
-        if (conversation.cursor > after || stop() || this.clock.now() >= deadline) return conversation;
+        // Something new is a later change, or one the first look did not have: written after a
+        // step back of the wall clock (or on an instance behind), it is older than the cursor.
+        const seen = new Set(conversation.items.map(itemKey));
+        const had = first ?? seen;
+        first = had;
+        const added = [...seen].some((key) => !had.has(key));
+        if (conversation.cursor > after || added || stop() || this.monotonic() >= deadline) return conversation;
         if (!(await hold.pause(LOOK_MS))) return undefined;
       }
     } finally {
@@ -149,7 +169,9 @@ export class PlaygroundService {
 
   /** The chat's messages changed after `after` (ms; 0 for the latest history), oldest first. */
   async conversation(chat: repo.ChatKey, after = 0): Promise<Conversation> {
-    const since = after === 0 ? 0 : after - SLACK_MS;
+    // A cursor ahead of this clock was taken before it was set back: what is written now is
+    // stamped now, behind the cursor, so the look starts from now instead.
+    const since = after === 0 ? 0 : Math.min(after, this.clock.now()) - SLACK_MS;
     const [users, bots] = await Promise.all([
       repo.userMessages(this.db.k, chat, since, HISTORY),
       repo.botMessages(this.db.k, chat, since, HISTORY),
