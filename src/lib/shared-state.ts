@@ -6,6 +6,7 @@
 // each other's messages and gaps.
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
+import { CLOCK_SKEW_MS } from './clock.js';
 import { MemoryRateLimiter, RedisRateLimiter, type RateLimiter } from './rate-limit.js';
 import { RedisLink, type LinkTimings } from './redis-link.js';
 
@@ -144,9 +145,6 @@ export class MemoryNonceStore implements NonceStore {
     for (const slot of this.slots.keys()) if ((slot + 1) * MemoryNonceStore.SLOT_MS <= now) this.slots.delete(slot);
   }
 }
-
-/** How far instances' clocks may differ for the nonces they share. */
-const CLOCK_SKEW_MS = 60_000;
 
 /** Keys `nonce:<hex>`, after the connection's keyPrefix (REDIS_PREFIX), which ioredis puts on. */
 export class RedisNonceStore implements NonceStore {
