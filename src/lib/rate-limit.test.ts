@@ -221,6 +221,18 @@ describe('memory token bucket forgets only what it can', () => {
     assert.deepEqual(oks, [true, true, true, true, true, false]);
   });
 
+  it('takes out of order by a few seconds (clock read before a wait on Redis) give no more than rate × time + burst', () => {
+    const l = new MemoryRateLimiter();
+    const bucket = { perSecond: 1 / 6, burst: 1 };
+    const claim = { key: 'guess:203.0.113.7', bucket };
+    let allowed = 0;
+    // Pairs 2 s apart answered in reverse order, every 4 s, over 118 s of clock.
+    for (let base = T0; base < T0 + 120_000; base += 4000) {
+      for (const now of [base + 2000, base]) if (l.take([claim], now).ok) allowed += 1;
+    }
+    assert.ok(allowed <= 118 / 6 + 1, `allowed ${String(allowed)}`);
+  });
+
   it('holds a made-up key only until its bucket is full again', () => {
     const l = new MemoryRateLimiter();
     const [chat, group] = buckets;

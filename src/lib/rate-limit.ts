@@ -60,11 +60,15 @@ const OK: Take = { ok: true, retryAfterMs: 0 };
 const waitMs = (bucket: Bucket, tokens: number): number => Math.ceil(((1 - tokens) / bucket.perSecond) * 1000);
 
 /**
- * The tokens of a bucket last left with `tokens` at `at`, refilled up to `now`. Never fewer: a
- * clock set back (or another instance's behind) refills nothing, and takes nothing either.
+ * The tokens of a bucket last left with `tokens` at `at`, refilled up to `now`. A `now` a little
+ * before `at` (a take that read the clock before waiting on Redis, answered after a later one) takes
+ * back what the later stamp gave, so the count stays exact whatever order takes arrive in.
  */
 const refilled = (bucket: Bucket, tokens: number, at: number, now: number): number =>
-  Math.min(bucket.burst, tokens + (Math.max(0, now - at) / 1000) * bucket.perSecond);
+  Math.min(bucket.burst, tokens + ((now - at) / 1000) * bucket.perSecond);
+
+/** A bucket stamped more than this after `now` was stamped by this clock before it was set back. */
+const STEP_BACK_MS = 5_000;
 
 const answer = (bucket: Bucket, tokens: number): Take =>
   tokens < 1 ? { ok: false, retryAfterMs: waitMs(bucket, tokens) } : OK;
@@ -108,15 +112,16 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   /**
-   * The key's bucket as of `now`. One stamped later was stamped by this clock before it was set
-   * back: it is taken as left at `now`, with its tokens and its time to full, so that it refills at
-   * its rate from now on. Left stamped later (as the shared buckets in Redis are, whose stamps come
-   * from several clocks), a bucket drained just before an hour's step back refills nothing for the
-   * hour, and a refusal changes no bucket: it would answer 429 for the hour.
+   * The key's bucket as of `now`. One stamped well after `now` (STEP_BACK_MS) was stamped by this
+   * clock before it was set back: it is taken as left at `now`, with its tokens and its time to
+   * full, so that it refills at its rate from now on. Left stamped later (as the shared buckets in
+   * Redis are, whose stamps come from several clocks), a bucket drained just before an hour's step
+   * back refills nothing for the hour, and a refusal changes no bucket: it would answer 429 for the
+   * hour. Takes out of order by less keep the exact arithmetic (refilled).
    */
   private state(key: string, now: number): { tokens: number; at: number; full: number } | undefined {
     const state = this.buckets.get(key);
-    if (state !== undefined && state.at > now) {
+    if (state !== undefined && state.at > now + STEP_BACK_MS) {
       state.full = now + (state.full - state.at);
       state.at = now;
     }
