@@ -331,6 +331,41 @@ await describeStoresOnFakeClock('playground live view while the wall clock moves
     }
   });
 
+  // The poll compared each look with its own first look: a message stamped before the cursor and
+  // written between one answer and the session's next poll was in that first look, so the next
+  // poll held it until its time was up.
+  it('the next poll answers at once a message stamped before its cursor written since the last answer', async () => {
+    const { chat, write } = await setUp();
+    const playground = new PlaygroundService(t().services.db, t().services.events, clock, () => 0);
+    await write('first');
+    const { cursor } = await playground.conversation(chat, 0);
+    let over = false;
+    const held = nextLook(playground);
+    const firstPoll = playground.waitForChange('a session', chat, cursor, () => over);
+    await held;
+    clock.advance(1_000);
+    await write('second');
+    const firstAnswer = await within(firstPoll, 3_000);
+    assert.ok(firstAnswer !== undefined && firstAnswer !== 'pending', 'the first poll answers the later message');
+    assert.ok(texts(firstAnswer).includes('second'), 'with it');
+    // Before the next poll: a message stamped 10 s before the cursor.
+    clock.advance(-11_000);
+    let nextPoll: Promise<unknown> | undefined;
+    try {
+      await write('third');
+      const waiting = playground.waitForChange('a session', chat, firstAnswer.cursor, () => over);
+      nextPoll = waiting;
+      const answered = await within(waiting, 3_000);
+      assert.notEqual(answered, 'pending', 'answered at once, not when its time is up');
+      assert.ok(answered !== undefined && answered !== 'pending' && texts(answered).includes('third'), 'with it');
+    } finally {
+      over = true;
+      await firstPoll;
+      await nextPoll;
+      clock.advance(10_000);
+    }
+  });
+
   it('a long poll ends after its 20 s on the monotonic timer, however the wall clock moved', async () => {
     const { chat } = await setUp();
     const timer = { ms: 0 };

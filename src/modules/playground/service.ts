@@ -59,8 +59,24 @@ const SLACK_MS = CLOCK_SKEW_MS;
 const POLL_MS = 20_000;
 const LOOK_MS = 400;
 
-/** An item and its change: a look that has one the first look had not has something new. */
+/**
+ * An item and its change: a look that has one the session's last answer had not (on its first
+ * poll, the poll's first look) has something new.
+ */
 const itemKey = (item: ChatItem): string => `${item.kind}:${item.row.message_id}:${item.changed}`;
+const chatKey = (chat: repo.ChatKey): string =>
+  chat.type === 'group' ? `group:${chat.groupId}` : `private:${chat.userId}:${chat.botUserId}`;
+/**
+ * Sessions whose last answer is remembered on this instance, the least recently answered dropped
+ * first: a session dropped (or polling another instance) takes its poll's first look instead.
+ */
+const ANSWERED_SESSIONS = 1_000;
+
+/** The items of a session's last live answer, in the chat it was for. */
+interface Answered {
+  chat: string;
+  keys: ReadonlySet<string>;
+}
 
 /** A live-update request held open, until it answers or a newer one of its session ends it. */
 export class LiveHold {
@@ -90,6 +106,8 @@ export class LiveHold {
 export class PlaygroundService {
   /** Each playground session's open live-update request, on this instance. */
   private readonly live = new Map<string, LiveHold>();
+  /** Each session's last live answer on this instance (at most ANSWERED_SESSIONS of them). */
+  private readonly answered = new Map<string, Answered>();
 
   constructor(
     private readonly db: Db,
@@ -115,6 +133,16 @@ export class PlaygroundService {
     if (this.live.get(session) === hold) this.live.delete(session);
   }
 
+  /** Remembers the items answered to `session`, dropping the least recently answered session past the bound. */
+  private remember(session: string, chat: string, keys: ReadonlySet<string>): void {
+    this.answered.delete(session);
+    this.answered.set(session, { chat, keys });
+    if (this.answered.size > ANSWERED_SESSIONS) {
+      const oldest = this.answered.keys().next();
+      if (oldest.done !== true) this.answered.delete(oldest.value);
+    }
+  }
+
   /**
    * The session's live-update request: the chat as changed after `after`, once something changed,
    * the poll's time is up or `stop()` says to answer now (the client left, the server closes);
@@ -130,16 +158,25 @@ export class PlaygroundService {
     const deadline = this.monotonic() + POLL_MS;
     const hold = this.hold(session);
     try {
-      let first: Set<string> | undefined;
+      // Something new is a later change, or one the session's last answer did not have: written
+      // after a step back of the wall clock (or on an instance behind), it is older than the
+      // cursor. Compared with this poll's first look instead, one written between the last answer
+      // and that look was held until the poll's time was up.
+      const where = chatKey(chat);
+      const last = this.answered.get(session);
+      let had = last?.chat === where ? last.keys : undefined;
       for (;;) {
         const conversation = await this.conversation(chat, after);
-        // Something new is a later change, or one the first look did not have: written after a
-        // step back of the wall clock (or on an instance behind), it is older than the cursor.
         const seen = new Set(conversation.items.map(itemKey));
-        const had = first ?? seen;
-        first = had;
-        const added = [...seen].some((key) => !had.has(key));
-        if (conversation.cursor > after || added || stop() || this.monotonic() >= deadline) return conversation;
+        had ??= seen;
+        const baseline = had;
+        const added = [...seen].some((key) => !baseline.has(key));
+        const stopped = stop();
+        if (conversation.cursor > after || added || stopped || this.monotonic() >= deadline) {
+          // An answer to a client that left is not received: the next poll compares with the last one it was.
+          if (!stopped) this.remember(session, where, seen);
+          return conversation;
+        }
         if (!(await hold.pause(LOOK_MS))) return undefined;
       }
     } finally {
