@@ -3,50 +3,16 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CLOCK_SKEW_MS } from '../src/lib/clock.js';
+import { settlesWithin } from '../src/lib/deadline.js';
 import { describeStoresOnFakeClock, dropSchema, FakeClock, startTestApp, type TestApp } from './helpers/app.js';
 import { botCall, result, say, startReceiver } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { holdingReceiver } from './helpers/holding-receiver.js';
 import { storesUnderTest } from './helpers/stores.js';
-
-/** A receiver that holds every request until `answerAll`. */
-async function slowReceiver() {
-  const held: ServerResponse[] = [];
-  const server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => held.push(res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('expected a TCP address');
-  return {
-    url: `http://127.0.0.1:${address.port}/hook`,
-    held,
-    answerAll: () => {
-      for (const res of held) if (!res.writableEnded) res.end('ok');
-    },
-    close: () =>
-      new Promise<void>((resolve) =>
-        server.close(() => {
-          resolve();
-        }),
-      ),
-  };
-}
-
-const settled = (p: Promise<unknown>, ms: number) =>
-  Promise.race([
-    p.then(() => true),
-    new Promise((resolve) =>
-      setTimeout(() => {
-        resolve(false);
-      }, ms),
-    ),
-  ]);
 
 for (const store of await storesUnderTest()) {
   await describe(`webhook leases on instances whose clocks differ [${store}]`, () => {
@@ -65,9 +31,10 @@ for (const store of await storesUnderTest()) {
         const on = { ...shared, encryptionKey: randomBytes(32), env: { WEBHOOK_ALLOW_INSECURE: '1' } };
         const clockA = new FakeClock();
         const clockB = new FakeClock(clockA.ms + CLOCK_SKEW_MS - 1_000);
-        const receiver = await slowReceiver();
+        const receiver = await holdingReceiver(200);
         const apps: TestApp[] = [];
         let attempt: Promise<number> | undefined;
+        let held: ReturnType<typeof receiver.holdNext> | undefined;
         try {
           const a = await startTestApp(store, { ...on, clock: clockA });
           apps.push(a);
@@ -78,23 +45,24 @@ for (const store of await storesUnderTest()) {
           assert.equal((await botCall(a.app, 'setWebhook', bot.api_key, { url: receiver.url })).body.ok, true);
           await say(a.app, { from: fan.user_id, to: bot.bot_user_id, text: 'once' });
 
+          held = receiver.holdNext();
           attempt = a.services.dispatcher.tick();
-          while (receiver.held.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+          await held.arrived;
           // The receiver takes just under the 10 s webhook timeout: A's attempt is still out.
           clockA.advance(9_999);
           clockB.advance(9_999);
           const passOfB = b.services.dispatcher.tick();
-          assert.equal(await settled(passOfB, 1_000), true, "B's pass starts nothing, so it ends at once");
+          assert.equal(await settlesWithin(passOfB, 1_000), true, "B's pass starts nothing, so it ends at once");
           assert.equal(await passOfB, 0);
-          assert.equal(receiver.held.length, 1, 'one POST while the attempt is out');
+          assert.equal(receiver.bodies.length, 1, 'one POST while the attempt is out');
 
-          receiver.answerAll();
+          held.release(200);
           assert.equal(await attempt, 1);
           attempt = undefined;
           assert.equal(await b.services.dispatcher.tick(), 0, 'delivered: nothing left to send');
-          assert.equal(receiver.held.length, 1);
+          assert.equal(receiver.bodies.length, 1);
         } finally {
-          receiver.answerAll();
+          held?.release(200);
           await attempt;
           for (const app of apps.reverse()) await app.close();
           await receiver.close();
@@ -144,6 +112,18 @@ await describeStoresOnFakeClock(
         assert.equal(receiver.hits.length, 5);
         const info = result(await botCall(t().app, 'getWebhookInfo', bot.api_key)) as { pending_update_count: number };
         assert.equal(info.pending_update_count, 0);
+
+        // The longest backoff the platform schedules (a Retry-After capped at WEBHOOK_RETRY_MAX_MS)
+        // is not taken for a clock moved: it is waited out, not sent early.
+        const longest = t().services.config.webhookRetryMaxMs;
+        receiver.script({ status: 503, headers: { 'retry-after': String(Math.ceil(longest / 1000)) } });
+        await say(t().app, { from: fan.user_id, to: bot.bot_user_id, text: 'four' });
+        assert.equal(await tick(), 1, 'the attempt fails with the longest backoff');
+        clock.advance(longest - 1);
+        assert.equal(await tick(), 0, 'not sent a moment before its backoff is over');
+        clock.advance(1);
+        assert.equal(await tick(), 1, 'sent once it is over');
+        assert.equal(receiver.hits.length, 7);
       } finally {
         clock.advance(HOUR_MS);
         await receiver.close();

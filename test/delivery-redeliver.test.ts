@@ -5,8 +5,6 @@
 // goes through.
 // Time moves only on a FakeClock; the dispatchers run one pass per tick().
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { it } from 'node:test';
 import type { Work } from '../src/db/work.js';
 import { AppError } from '../src/errors.js';
@@ -14,62 +12,8 @@ import { WebhookDispatcher } from '../src/modules/delivery/index.js';
 import { describePostgres, describeStoresOnFakeClock, FakeClock, type TestApp } from './helpers/app.js';
 import { metric, say } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
+import { holdingReceiver } from './helpers/holding-receiver.js';
 import { blockedBy, holdTransaction, tracked, type HeldTransaction } from './helpers/pg-locks.js';
-
-/** A webhook receiver answering `status`, except a request it was told to hold, answered on release. */
-async function holdingReceiver(status: number) {
-  const bodies: string[] = [];
-  let answer = status;
-  let hold: { arrive: () => void; answer: Promise<number> } | undefined;
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      bodies.push(Buffer.concat(chunks).toString());
-      const held = hold;
-      hold = undefined;
-      if (held === undefined) {
-        res.writeHead(answer).end('ok');
-        return;
-      }
-      held.arrive();
-      void held.answer.then((s) => res.writeHead(s).end('ok'));
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  assert.ok(address !== null && typeof address === 'object', 'listening on a port');
-  return {
-    url: `http://127.0.0.1:${address.port}/hook`,
-    bodies,
-    answer: (s: number) => {
-      answer = s;
-    },
-    /** Holds the next request: `arrived` resolves when it comes, `release` answers it. */
-    holdNext() {
-      // Promise executors run at once: both are set before they are read.
-      let arrive!: () => void;
-      let release!: (status: number) => void;
-      const arrived = new Promise<void>((resolve) => {
-        arrive = resolve;
-      });
-      const answer = new Promise<number>((resolve) => {
-        release = resolve;
-      });
-      hold = { arrive, answer };
-      return { arrived, release };
-    },
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-      });
-    },
-  };
-}
 
 /** Points the bot's webhook at `hookUrl` (a receiver answering 500) and has `fan` write to it: the failed first attempt. */
 async function failedFirstAttempt(t: TestApp, owner: TestUser, fan: TestUser, botUserId: string, hookUrl: string) {
