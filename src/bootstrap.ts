@@ -2,7 +2,7 @@
 // or Redis that cannot be reached stops the start with one line naming the setting to fix.
 import type { Kysely } from 'kysely';
 import { type Config, withoutPassword } from './config.js';
-import { openDb, type Db } from './db/connect.js';
+import { openDb, type Db, type OpenOptions } from './db/connect.js';
 import { migrate } from './db/migrate.js';
 import type { DB } from './db/types.js';
 import { within } from './lib/deadline.js';
@@ -39,10 +39,10 @@ const readOnlyStore = (url: string, e: unknown): StartupError =>
   );
 
 /** Opens the store and checks that it answers; a failure is one line naming DATABASE_URL. */
-export async function reachDb(url: string): Promise<Db> {
+export async function reachDb(url: string, options: OpenOptions = {}): Promise<Db> {
   let db: Db | undefined;
   try {
-    db = await within(openDb(url), PROBE_MS);
+    db = await within(openDb(url, options), PROBE_MS);
     await within(pingDb(db), PROBE_MS);
     return db;
   } catch (e) {
@@ -97,7 +97,7 @@ export interface Booted {
 }
 
 export async function boot(config: Config): Promise<Booted> {
-  const db = await reachDb(config.databaseUrl);
+  const db = await reachDb(config.databaseUrl, { synchronous: config.sqliteSynchronous });
   let shared: SharedState | undefined;
   try {
     shared = await reachRedis(config);

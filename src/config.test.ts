@@ -141,6 +141,13 @@ it('refuses settings that parsed but could not work, naming each', () => {
   assert.deepEqual(refused({ ENCRYPTION_KEY: key.toString('base64url') }), []);
 });
 
+it('SQLITE_SYNCHRONOUS is normal by default, full on request (any case), and nothing else', () => {
+  assert.equal(loadConfig({}).sqliteSynchronous, 'normal');
+  assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: 'FULL' }).sqliteSynchronous, 'full');
+  assert.equal(loadConfig({ SQLITE_SYNCHRONOUS: 'normal' }).sqliteSynchronous, 'normal');
+  assert.deepEqual(refused({ SQLITE_SYNCHRONOUS: 'off' }), ['SQLITE_SYNCHRONOUS must be normal or full (got "off")']);
+});
+
 it('a refused address is named with its password masked, even when it does not parse', () => {
   assert.deepEqual(refused({ DATABASE_URL: 'postgres://admin:S3cret pw@db/x' }), [
     'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://admin:***@db/x")',

@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting is parsed and checked here, and a bad
 // configuration stops the start-up with the full list of problems.
 import { isIP } from 'node:net';
+import type { SqliteSynchronous } from './db/connect.js';
 
 export interface Config {
   port: number;
@@ -25,6 +26,8 @@ export interface Config {
   /** 32-byte key (base64) for secrets at rest; when unset a key file beside the data is used. */
   encryptionKey: string | undefined;
   keyFile: string;
+  /** SQLITE_SYNCHRONOUS: whether a SQLite commit waits for the disk (db/connect.ts says what each costs). */
+  sqliteSynchronous: SqliteSynchronous;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Webhook retries: the first backoff, doubling up to the cap; Updates older than the retention are dropped. */
   webhookRetryBaseMs: number;
@@ -182,6 +185,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   for (const entry of trustProxy) {
     if (!isAddressOrRange(entry)) problems.push(`TRUST_PROXY must list IP addresses or CIDR ranges (got "${entry}")`);
   }
+  const rawSynchronous = (text('SQLITE_SYNCHRONOUS') ?? 'normal').toLowerCase();
+  const sqliteSynchronous: SqliteSynchronous = rawSynchronous === 'full' ? 'full' : 'normal';
+  if (rawSynchronous !== 'full' && rawSynchronous !== 'normal') {
+    problems.push(`SQLITE_SYNCHRONOUS must be normal or full (got "${rawSynchronous}")`);
+  }
   const rawLevel = env.LOG_LEVEL || 'info';
   if (!isLogLevel(rawLevel)) problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
 
@@ -209,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requireSigned: flag('REQUIRE_SIGNED', false),
     encryptionKey,
     keyFile: text('KEY_FILE') ?? './data/encryption.key',
+    sqliteSynchronous,
     logLevel: isLogLevel(rawLevel) ? rawLevel : 'info',
     webhookRetryBaseMs: int('WEBHOOK_RETRY_BASE_MS', 1000, 1, 3_600_000),
     webhookRetryMaxMs: int('WEBHOOK_RETRY_MAX_MS', 600_000, 1, 86_400_000),

@@ -12,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { sql, type Migration } from 'kysely';
 import pg from 'pg';
+import { boot } from '../src/bootstrap.js';
+import { loadConfig } from '../src/config.js';
 import { openDb, PG_IDLE_IN_TRANSACTION_MS, type Db } from '../src/db/connect.js';
 import { migrate, migrations } from '../src/db/migrate.js';
 import { Errors } from '../src/errors.js';
@@ -83,16 +85,40 @@ describe('SQLite migrations', () => {
 });
 
 describe('SQLite durability', () => {
-  it('commits wait for the WAL to reach the disk (synchronous FULL), so a power loss undoes no answered write', async () => {
+  it('commits wait for the disk with SQLITE_SYNCHRONOUS=full; by default, as SQLite advises for WAL, at checkpoints', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'op-sync-'));
-    const db = await openDb(`sqlite:${join(dir, 'p.db')}`);
     try {
-      if (db.native.dialect !== 'sqlite') throw new Error('not SQLite');
-      // 2 is FULL; NORMAL (1) syncs the WAL only at checkpoints.
-      assert.equal(db.native.writer.pragma('synchronous', { simple: true }), 2);
-      assert.equal(db.native.writer.pragma('journal_mode', { simple: true }), 'wal');
+      for (const [synchronous, pragma] of [
+        [undefined, 1],
+        ['normal', 1],
+        ['full', 2],
+      ] as const) {
+        const db = await openDb(`sqlite:${join(dir, 'p.db')}`, synchronous === undefined ? {} : { synchronous });
+        try {
+          if (db.native.dialect !== 'sqlite') throw new Error('not SQLite');
+          assert.equal(db.native.writer.pragma('synchronous', { simple: true }), pragma, String(synchronous));
+          assert.equal(db.native.writer.pragma('journal_mode', { simple: true }), 'wal');
+        } finally {
+          await db.close();
+        }
+      }
+      // The setting reaches the store the server and the CLI boot.
+      const booted = await boot(
+        loadConfig({
+          DATABASE_URL: `sqlite:${join(dir, 'booted.db')}`,
+          KEY_FILE: join(dir, 'encryption.key'),
+          ADMIN_TOKEN: 'test-admin-token-0123456789',
+          SQLITE_SYNCHRONOUS: 'FULL',
+        }),
+      );
+      try {
+        const { db } = booted.services;
+        if (db.native.dialect !== 'sqlite') throw new Error('not SQLite');
+        assert.equal(db.native.writer.pragma('synchronous', { simple: true }), 2);
+      } finally {
+        await booted.close();
+      }
     } finally {
-      await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
