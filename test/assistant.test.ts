@@ -3,14 +3,10 @@
 // permission applications with the operator's decision, /deletebot, and a conversation that
 // survives a restart.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { App } from '../src/http/types.js';
 import type { OutboxMessageView } from '../src/modules/outbox/service.js';
-import { adminHeaders, describeStores, dropSchema, startTestApp } from './helpers/app.js';
+import { adminHeaders, describeStores, startTestApp, storeAcrossInstances } from './helpers/app.js';
 import { botCall, failed, result, say } from './helpers/delivery.js';
 import { createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { storesUnderTest } from './helpers/stores.js';
@@ -339,16 +335,7 @@ await describeStores('assistant without WEBHOOK_ALLOW_INSECURE', (t) => {
 
 for (const store of await storesUnderTest()) {
   await describe(`assistant conversation across a restart [${store}]`, () => {
-    const dir = mkdtempSync(join(tmpdir(), 'op-assistant-'));
-    const shared = {
-      sqliteFile: join(dir, 'platform.db'),
-      schema: `t_${randomBytes(6).toString('hex')}`,
-      encryptionKey: randomBytes(32),
-    };
-    after(async () => {
-      rmSync(dir, { recursive: true, force: true });
-      if (store === 'postgres') await dropSchema(shared.schema);
-    });
+    const shared = storeAcrossInstances(store);
 
     it('a /newbot begun before the restart finishes after it', async () => {
       const first = await startTestApp(store, shared);

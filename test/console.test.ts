@@ -5,12 +5,9 @@
 // ADMIN_TOKEN changes.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { App } from '../src/http/types.js';
-import { ADMIN_TOKEN, adminHeaders, describeStores, dropSchema, startTestApp } from './helpers/app.js';
+import { ADMIN_TOKEN, adminHeaders, describeStores, startTestApp, storeAcrossInstances } from './helpers/app.js';
 import { applyForPermission, createBot, createUsers, type TestUser } from './helpers/factories.js';
 import { pageClient, type PageClient } from './helpers/pages.js';
 import { storesUnderTest } from './helpers/stores.js';
@@ -196,16 +193,7 @@ await describeStores('operator console', (t) => {
 
 for (const store of await storesUnderTest()) {
   await describe(`operator console across a restart [${store}]`, () => {
-    const dir = mkdtempSync(join(tmpdir(), 'op-console-'));
-    const shared = {
-      sqliteFile: join(dir, 'platform.db'),
-      schema: `t_${randomBytes(6).toString('hex')}`,
-      encryptionKey: randomBytes(32),
-    };
-    after(async () => {
-      rmSync(dir, { recursive: true, force: true });
-      if (store === 'postgres') await dropSchema(shared.schema);
-    });
+    const shared = storeAcrossInstances(store);
     /** An instance on the one store, started with `token` as ADMIN_TOKEN; closed after `body`. */
     const withToken = async (token: string, body: (app: App) => Promise<void>) => {
       const running = await startTestApp(store, { ...shared, env: { ADMIN_TOKEN: token } });

@@ -152,9 +152,15 @@ describe('REDIS_PREFIX: a namespace for keys and channels', { skip: redisUp ? fa
     await until(() => witnessHeard.gaps > before.witness, 'the same prefix heard the start-up gap');
     fresh.bus.publish(channel, 'hello');
     await until(() => witnessHeard.messages.includes('hello'), 'the same prefix heard the message');
-    // Published before the witness heard it: given a moment more, the other would have heard it too.
-    await new Promise((r) => setTimeout(r, 200));
-    assert.deepEqual(otherHeard, { gaps: before.other, messages: ['self'] }, 'the other prefix heard nothing');
+    // Redis had dispatched the gap and 'hello' when the witness heard it, so a marker the other
+    // publishes now reaches it after anything of those that was for it.
+    other.bus.publish(channel, 'marker');
+    await until(() => otherHeard.messages.includes('marker'), 'the other heard its marker');
+    assert.deepEqual(
+      otherHeard,
+      { gaps: before.other, messages: ['self', 'marker'] },
+      'the other prefix heard nothing',
+    );
 
     // On the wire the channel carries the prefix; listeners see the name without it.
     const listener = new Redis(REDIS_URL, { maxRetriesPerRequest: 2 });
@@ -163,9 +169,10 @@ describe('REDIS_PREFIX: a namespace for keys and channels', { skip: redisUp ? fa
       listener.on('message', (ch: string, m: string) => wire.push(`${ch} ${m}`));
       await listener.subscribe(`${mine}${channel}`, channel);
       fresh.bus.publish(channel, 'wire');
-      await until(() => wire.length > 0, 'the prefixed channel carried it');
-      await new Promise((r) => setTimeout(r, 100));
-      assert.deepEqual(wire, [`${mine}${channel} wire`]);
+      fresh.bus.publish(channel, 'end');
+      // Published in order on one connection: once 'end' is heard, an unprefixed copy of 'wire' would be too.
+      await until(() => wire.includes(`${mine}${channel} end`), 'the prefixed channel carried both');
+      assert.deepEqual(wire, [`${mine}${channel} wire`, `${mine}${channel} end`]);
     } finally {
       listener.disconnect();
     }

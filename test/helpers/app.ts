@@ -90,6 +90,26 @@ export async function startTestApp(store: StoreKind, options: StartOptions = {})
   };
 }
 
+/**
+ * One store that several instances of a suite open in turn (a restart, a second instance): its
+ * SQLite file or PostgreSQL schema, and its key of secrets; removed after the suite.
+ */
+export function storeAcrossInstances(
+  store: StoreKind,
+): Required<Pick<StartOptions, 'sqliteFile' | 'schema' | 'encryptionKey'>> {
+  const dir = mkdtempSync(join(tmpdir(), 'op-instances-'));
+  const shared = {
+    sqliteFile: join(dir, 'platform.db'),
+    schema: `t_${randomBytes(6).toString('hex')}`,
+    encryptionKey: randomBytes(32),
+  };
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    if (store === 'postgres') await dropSchema(shared.schema);
+  });
+  return shared;
+}
+
 export async function dropSchema(schema: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
   await client.connect();
