@@ -148,47 +148,36 @@ it('SQLITE_SYNCHRONOUS is normal by default, full on request (any case), and not
   assert.deepEqual(refused({ SQLITE_SYNCHRONOUS: 'off' }), ['SQLITE_SYNCHRONOUS must be normal or full (got "off")']);
 });
 
-it('a refused address is named with its password masked, even when it does not parse', () => {
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres://admin:S3cret pw@db/x' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://admin:***@db/x")',
+/** DATABASE_URL refused, and how the problem shows the value. */
+const refusedAs = (databaseUrl: string, shown: string) => {
+  assert.deepEqual(refused({ DATABASE_URL: databaseUrl }), [
+    `DATABASE_URL must be sqlite:<path> or postgres://... (got "${shown}")`,
   ]);
+};
+
+it('a refused address is named with its password masked, even when it does not parse', () => {
+  refusedAs('postgres://admin:S3cret pw@db/x', 'postgres://admin:***@db/x');
   assert.deepEqual(refused({ PUBLIC_URL: 'https://op:S3cret@open.example:99999' }), [
     'PUBLIC_URL is not a valid address (got "https://op:***@open.example:99999"): check its host and port',
   ]);
   // Quoted as an env file may leave it, or without the slashes: still masked.
-  assert.deepEqual(refused({ DATABASE_URL: '"postgres://u:S3cret@db/x"' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got ""postgres://u:***@db/x"")',
-  ]);
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres:u:S3cret@db' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:u:***@db")',
-  ]);
+  refusedAs('"postgres://u:S3cret@db/x"', '"postgres://u:***@db/x"');
+  refusedAs('postgres:u:S3cret@db', 'postgres:u:***@db');
   // The password runs to the last @ (it may hold @, : and /); a user alone is no secret.
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres://:p@ss:w/rd @db:5432/x' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://:***@db:5432/x")',
-  ]);
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres://admin @db/x' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres://admin @db/x")',
-  ]);
+  refusedAs('postgres://:p@ss:w/rd @db:5432/x', 'postgres://:***@db:5432/x');
+  refusedAs('postgres://admin @db/x', 'postgres://admin @db/x');
 });
 
 it('a password given as a query parameter (password=, sslpassword=, any case) is masked too', () => {
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres:db/x?password=S3cret&sslmode=require' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:db/x?password=***&sslmode=require")',
-  ]);
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres:db/x?sslmode=require&SSLPassword=S3cret#f' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:db/x?sslmode=require&SSLPassword=***#f")',
-  ]);
+  refusedAs('postgres:db/x?password=S3cret&sslmode=require', 'postgres:db/x?password=***&sslmode=require');
+  refusedAs('postgres:db/x?sslmode=require&SSLPassword=S3cret#f', 'postgres:db/x?sslmode=require&SSLPassword=***#f');
   // An @ inside it ends nothing: the user part stays as it was, the value is gone whole.
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres:u@db:5432/x?PASSWORD=p@ss:w0rd' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:u@db:5432/x?PASSWORD=***")',
-  ]);
+  refusedAs('postgres:u@db:5432/x?PASSWORD=p@ss:w0rd', 'postgres:u@db:5432/x?PASSWORD=***');
   assert.deepEqual(refused({ PUBLIC_URL: 'https://open.example/?password=S3cret' }), [
     'PUBLIC_URL must be an http(s) address without spaces, query or fragment (got "https://open.example/?password=***")',
   ]);
   // Only a parameter named so: another that ends in password, or a path, is left as it is.
-  assert.deepEqual(refused({ DATABASE_URL: 'postgres:db/password=x?app_password_hint=y' }), [
-    'DATABASE_URL must be sqlite:<path> or postgres://... (got "postgres:db/password=x?app_password_hint=y")',
-  ]);
+  refusedAs('postgres:db/password=x?app_password_hint=y', 'postgres:db/password=x?app_password_hint=y');
 });
 
 it('PUBLIC_URL must also be an address URL accepts (a port in range, a host)', () => {
