@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
 import { Bot, GrammyError } from 'grammy';
+import type { LanguageCode } from 'grammy/types';
 import { adminHeaders, describeStores } from './helpers/app.js';
 import { applyEvents, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
 import { newBot, nextWait, say } from './helpers/delivery.js';
@@ -253,6 +254,124 @@ await describeStores('Telegram bot API through grammY', (t) => {
     ]);
     assert.equal(await bot.api.deleteMyCommands(), true);
     assert.deepEqual(await bot.api.getMyCommands(), []);
+  });
+
+  it('a command scope names only a chat the bot reaches: a private chat by its sending rule, a group it is in', async () => {
+    const commands = [{ command: 'start', description: 'Start' }];
+    const shy = await newBot(t().app, 'following only');
+    const shyBot = new Bot(`${await number(shy.bot_user_id)}:${shy.api_key}`, { client: { apiRoot } });
+    await applyEvents(t().app, [
+      { type: 'follow.created', data: { follower_id: shy.bot_user_id, followed_id: alice.user_id } },
+    ]);
+    await t()
+      .services.db.k.updateTable('bots')
+      .set({ private_message_policy: 'following' })
+      .where('bot_user_id', '=', shy.bot_user_id)
+      .execute();
+    const [aliceId, bobId] = [await number(alice.user_id), await number(bob.user_id)];
+    const refusal = async (call: Promise<unknown>) => {
+      const e = await failure(call);
+      return [e.error_code, e.description];
+    };
+    // It may write to alice, whom it follows, and not to bob (its sends answer 403 there).
+    assert.equal(await shyBot.api.setMyCommands(commands, { scope: { type: 'chat', chat_id: aliceId } }), true);
+    assert.deepEqual(await refusal(shyBot.api.setMyCommands(commands, { scope: { type: 'chat', chat_id: bobId } })), [
+      400,
+      'Bad Request: chat not found',
+    ]);
+    // As TDLib: only the chat scope names a private chat.
+    assert.deepEqual(
+      await refusal(shyBot.api.setMyCommands(commands, { scope: { type: 'chat_administrators', chat_id: aliceId } })),
+      [400, "Bad Request: can't use specified scope in private chats"],
+    );
+    assert.deepEqual(
+      await refusal(
+        shyBot.api.setMyCommands(commands, { scope: { type: 'chat_member', chat_id: aliceId, user_id: aliceId } }),
+      ),
+      [400, "Bad Request: can't use specified scope in private chats"],
+    );
+    // A group it is not in.
+    assert.deepEqual(
+      await refusal(shyBot.api.setMyCommands(commands, { scope: { type: 'chat', chat_id: await groupNumber() } })),
+      [403, 'Forbidden: bot is not a member of the group chat'],
+    );
+    // Once it stops following alice it cannot set her list, but it can still read and delete it.
+    await applyEvents(t().app, [
+      { type: 'follow.deleted', data: { follower_id: shy.bot_user_id, followed_id: alice.user_id } },
+    ]);
+    const aliceScope = { scope: { type: 'chat' as const, chat_id: aliceId } };
+    assert.deepEqual(await refusal(shyBot.api.setMyCommands(commands, aliceScope)), [
+      400,
+      'Bad Request: chat not found',
+    ]);
+    assert.deepEqual(await shyBot.api.getMyCommands(aliceScope), commands);
+    assert.equal(await shyBot.api.deleteMyCommands(aliceScope), true);
+    assert.deepEqual(await shyBot.api.getMyCommands(aliceScope), []);
+  });
+
+  it('a bot keeps at most 100 command lists: a new one past them is refused, a kept one replaced', async () => {
+    const many = await newBot(t().app, 'many lists');
+    const manyToken = `${await number(many.bot_user_id)}:${many.api_key}`;
+    const manyBot = new Bot(manyToken, { client: { apiRoot } });
+    // The four broad scopes in 25 languages: 100 lists.
+    const scopes = ['default', 'all_private_chats', 'all_group_chats', 'all_chat_administrators'] as const;
+    const languages: LanguageCode[] = [
+      'en',
+      'de',
+      'fr',
+      'es',
+      'it',
+      'pt',
+      'ru',
+      'uk',
+      'pl',
+      'nl',
+      'sv',
+      'no',
+      'da',
+      'fi',
+      'cs',
+      'sk',
+      'hu',
+      'ro',
+      'bg',
+      'el',
+      'tr',
+      'ar',
+      'he',
+      'ja',
+      'ko',
+    ];
+    const list = (text: string) => [{ command: 'help', description: text }];
+    for (const type of scopes)
+      for (const language_code of languages)
+        assert.equal(await manyBot.api.setMyCommands(list(type), { scope: { type }, language_code }), true);
+    const aliceChat = { type: 'chat' as const, chat_id: await number(alice.user_id) };
+    const r = await t().app.inject({
+      method: 'POST',
+      url: `/telegram/bot${manyToken}/setMyCommands`,
+      payload: { commands: list('alice'), scope: aliceChat },
+    });
+    assert.deepEqual(
+      [r.statusCode, r.json()],
+      [
+        400,
+        {
+          ok: false,
+          error_code: 400,
+          description:
+            'Bad Request: too many command lists: a bot keeps at most 100 scope and language_code pairs; delete one with deleteMyCommands first',
+        },
+      ],
+    );
+    assert.deepEqual(await manyBot.api.getMyCommands({ scope: aliceChat }), []);
+    // Replacing a list it keeps, and deleting one, still work; then there is room for one more.
+    const english = { scope: { type: 'default' as const }, language_code: 'en' as const };
+    assert.equal(await manyBot.api.setMyCommands(list('again'), english), true);
+    assert.deepEqual(await manyBot.api.getMyCommands(english), list('again'));
+    assert.equal(await manyBot.api.deleteMyCommands(english), true);
+    assert.equal(await manyBot.api.setMyCommands(list('alice'), { scope: aliceChat }), true);
+    assert.deepEqual(await manyBot.api.getMyCommands({ scope: aliceChat }), list('alice'));
   });
 
   it('errors surface as GrammyError with Telegram codes and descriptions', async () => {

@@ -2,6 +2,7 @@
 // the platform's ids in batches: a presentation costs one query per kind of object.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Db } from '../../db/connect.js';
+import { lockRow } from '../../db/counters.js';
 import { arg, numArg, prepare } from '../../db/prepared.js';
 import { countOf, forIds } from '../../db/rows.js';
 import type { DB, GroupRole } from '../../db/types.js';
@@ -164,7 +165,24 @@ export interface CommandsKey {
   languageCode: string;
 }
 
-export async function setCommands(tx: Kysely<DB>, k: CommandsKey, commands: string, now: number): Promise<void> {
+/**
+ * Sets one command list; false, writing nothing, when it would be a new list beyond `maxLists` of
+ * the bot's (replacing a list it has always works). The bot's row is locked first, so that two new
+ * lists cannot both take the last place (PostgreSQL; SQLite writers are serial).
+ */
+export async function setCommands(
+  tx: Kysely<DB>,
+  k: CommandsKey,
+  commands: string,
+  now: number,
+  maxLists: number,
+): Promise<boolean> {
+  await lockRow(tx, 'bots', 'bot_user_id', k.botUserId);
+  if (
+    (await commandsOf(tx, k)) === undefined &&
+    (await countOf(tx.selectFrom('bot_commands').where('bot_user_id', '=', k.botUserId))) >= maxLists
+  )
+    return false;
   await tx
     .insertInto('bot_commands')
     .values({ bot_user_id: k.botUserId, scope: k.scope, language_code: k.languageCode, commands, updated_at: now })
@@ -172,6 +190,7 @@ export async function setCommands(tx: Kysely<DB>, k: CommandsKey, commands: stri
       oc.columns(['bot_user_id', 'scope', 'language_code']).doUpdateSet({ commands, updated_at: now }),
     )
     .execute();
+  return true;
 }
 
 export const commandsOf = async (tx: Kysely<DB>, k: CommandsKey) =>
