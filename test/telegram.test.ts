@@ -307,6 +307,19 @@ await describeStores('Telegram bot API through grammY', (t) => {
     assert.deepEqual(await shyBot.api.getMyCommands(aliceScope), commands);
     assert.equal(await shyBot.api.deleteMyCommands(aliceScope), true);
     assert.deepEqual(await shyBot.api.getMyCommands(aliceScope), []);
+    // Once it leaves a group it can no longer read that group's list (403), but it can delete it.
+    const groupScope = { scope: { type: 'chat' as const, chat_id: await groupNumber() } };
+    const membership = { group_id: group, user_id: shy.bot_user_id };
+    await applyEvents(t().app, [{ type: 'group.member.joined', data: membership }]);
+    assert.equal(await shyBot.api.setMyCommands(commands, groupScope), true);
+    await applyEvents(t().app, [{ type: 'group.member.left', data: membership }]);
+    assert.deepEqual(await refusal(shyBot.api.getMyCommands(groupScope)), [
+      403,
+      'Forbidden: bot is not a member of the group chat',
+    ]);
+    assert.equal(await shyBot.api.deleteMyCommands(groupScope), true);
+    await applyEvents(t().app, [{ type: 'group.member.joined', data: membership }]);
+    assert.deepEqual(await shyBot.api.getMyCommands(groupScope), []);
   });
 
   it('a bot keeps at most 100 command lists: a new one past them is refused, a kept one replaced', async () => {

@@ -66,16 +66,16 @@ async function reachesPrivately(call: MethodCall, userId: string): Promise<boole
 /**
  * The storage key: the scope as canonical JSON (fields in a fixed order), a chat and a user by their
  * Telegram numbers, so that a number, its text and the platform id name one list. The user must
- * exist. To set a list (`reach`) the chat must be one the bot can reach: a group it is in (400 chat
- * not found, 403 for a group it is not in) or a private chat it may write in (400 chat not found);
- * and, as in TDLib's BotCommandScope::get_bot_command_scope, only the `chat` scope names a private
- * chat. To read or delete one the chat need only exist, so that a bot can always remove a list of a
- * chat it has since lost.
+ * exist. To set or read a list, a group must be one the bot is in (400 chat not found, 403 for a
+ * group it is not in); to set one, a private chat must be one the bot may write in (400 chat not
+ * found) and, as in TDLib's BotCommandScope::get_bot_command_scope, only the `chat` scope names a
+ * private chat. To delete one the chat need only exist, so that a bot can always free the place of
+ * a list of a chat it has since lost.
  */
 async function keyOf(
   call: MethodCall,
   p: { scope?: Static<typeof Scope>; language_code?: string | undefined },
-  reach: boolean,
+  use: 'set' | 'get' | 'delete',
 ) {
   const s = p.scope ?? { type: 'default' as const };
   const where = { botUserId: call.botId, languageCode: p.language_code ?? '' };
@@ -84,8 +84,9 @@ async function keyOf(
   if (s.chat_id === undefined) throw badRequest(`scope: chat_id is required for type ${s.type}`);
   if (s.type === 'chat_member' && s.user_id === undefined)
     throw badRequest('scope: user_id is required for type chat_member');
-  const chat = reach ? (await chatOf(call, s.chat_id)).chat : await resolveChat(call.s, s.chat_id);
-  if (reach && chat.type === 'private' && !(await reachesPrivately(call, chat.id)))
+  const chat = use === 'delete' ? await resolveChat(call.s, s.chat_id) : (await chatOf(call, s.chat_id)).chat;
+  const setting = use === 'set';
+  if (setting && chat.type === 'private' && !(await reachesPrivately(call, chat.id)))
     throw badRequest(TELEGRAM_CHAT_NOT_FOUND);
   const member = s.type === 'chat_member' && s.user_id !== undefined ? await resolveUser(call.s, s.user_id) : undefined;
   const dir = await Directory.load(call.s.db.k, {
@@ -96,7 +97,7 @@ async function keyOf(
   if (chatNumber === 0) throw badRequest(TELEGRAM_CHAT_NOT_FOUND);
   const userNumber = member === undefined ? undefined : dir.user(member).id;
   if (userNumber === 0) throw badRequest('user not found');
-  if (reach && chat.type === 'private' && s.type !== 'chat')
+  if (setting && chat.type === 'private' && s.type !== 'chat')
     throw badRequest("can't use specified scope in private chats");
   return { ...where, scope: JSON.stringify({ type: s.type, chat_id: chatNumber, user_id: userNumber }) };
 }
@@ -120,7 +121,7 @@ export const commandMethods = [
     params: Type.Object({ commands: Type.Array(Command, { maxItems: 100 }), ...Where }),
     result: Type.Literal(true),
     run: async (call, p) => {
-      const key = await keyOf(call, p, true);
+      const key = await keyOf(call, p, 'set');
       const commands = JSON.stringify(p.commands);
       const set = await call.s.work.run(({ tx, now }) => repo.setCommands(tx, key, commands, now, MAX_COMMAND_LISTS));
       if (!set)
@@ -135,7 +136,7 @@ export const commandMethods = [
     summary: "The bot's command list for a scope and language",
     params: Type.Object(Where),
     result: Type.Array(Command),
-    run: async (call, p) => parseCommands(await repo.commandsOf(call.s.db.k, await keyOf(call, p, false))),
+    run: async (call, p) => parseCommands(await repo.commandsOf(call.s.db.k, await keyOf(call, p, 'get'))),
   }),
   method({
     name: 'deleteMyCommands',
@@ -143,7 +144,7 @@ export const commandMethods = [
     params: Type.Object(Where),
     result: Type.Literal(true),
     run: async (call, p) => {
-      const key = await keyOf(call, p, false);
+      const key = await keyOf(call, p, 'delete');
       await call.s.work.run(({ tx }) => repo.deleteCommands(tx, key));
       return true as const;
     },
