@@ -70,9 +70,6 @@ export type TelegramReads = ReturnType<typeof telegramReads>;
 export const telegramIdOf = async (tx: Kysely<DB>, userId: string) =>
   (await tx.selectFrom('users').select('telegram_id').where('user_id', '=', userId).executeTakeFirst())?.telegram_id;
 
-export const memberCount = (tx: Kysely<DB>, groupId: string) =>
-  countOf(tx.selectFrom('group_members').where('group_id', '=', groupId));
-
 /**
  * The group's members holding one of `roles` (its owner left out: it is listed as the owner), the
  * earliest to join first, at most `limit`. Bots other than `botUserId` are left out, as Telegram's
