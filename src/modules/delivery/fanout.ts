@@ -146,9 +146,20 @@ async function runLookups(ctx: BatchContext, messages: readonly UserMessage[]): 
 }
 
 /**
+ * A run's Updates go to the store in slices of at most this many payload characters (the rows
+ * travel as one JSON parameter, where escaping at most doubles a JSON text: at most 8 Mi
+ * characters) and this many Updates. Every payload is a copy of its message, mentioned users and
+ * all, so a run's whole set can outgrow the longest string V8 makes (~512 MiB) and fail on every
+ * retry; a slice's payloads are the only ones held at once (a payload beyond the bound goes alone).
+ */
+const CHUNK_PAYLOAD_CHARS = 4 * 1024 * 1024;
+const CHUNK_UPDATES = 5000;
+
+/**
  * fanOutMessage for a run's messages, with exactly its Updates, ids, payloads and touched keys: the
  * rules' reads done once, each bot's ids taken in one statement (its row lock held until commit)
- * and given out in the messages' order, the Updates inserted in one statement in that order.
+ * and given out in the messages' order, the Updates inserted in that order, a bounded slice per
+ * statement (CHUNK_PAYLOAD_CHARS), all in the run's transaction.
  */
 export async function fanOutMessages(
   ctx: BatchContext,
@@ -179,12 +190,21 @@ export async function fanOutMessages(
       return [bot, top - n];
     }),
   );
-  const updates = deliveries.map(({ bot, message }) => {
+  let chunk: (readonly [string, number, string])[] = [];
+  let chars = 0;
+  for (const { bot, message } of deliveries) {
     const id = (given.get(bot) ?? 0) + 1;
     given.set(bot, id);
-    return [bot, id, payloadOf(id, bot, { message })] as const;
-  });
-  await repo.insertUpdates(ctx, updates);
+    const payload = payloadOf(id, bot, { message });
+    if (chunk.length > 0 && (chunk.length >= CHUNK_UPDATES || chars + payload.length > CHUNK_PAYLOAD_CHARS)) {
+      await repo.insertUpdates(ctx, chunk);
+      chunk = [];
+      chars = 0;
+    }
+    chunk.push([bot, id, payload]);
+    chars += payload.length;
+  }
+  await repo.insertUpdates(ctx, chunk);
   for (const bot of counts.keys()) ctx.touch(updatesKey(bot));
 }
 
