@@ -52,10 +52,16 @@ export async function editOutbox(
   await tx.updateTable('outbox_messages').set(change).where('message_id', '=', messageId).execute();
 }
 
-export const followerIds = async (tx: Kysely<DB>, userId: string): Promise<string[]> =>
-  (await tx.selectFrom('follows').select('follower_id').where('followed_id', '=', userId).orderBy('seq').execute()).map(
-    (r) => r.follower_id,
-  );
+/** At most `limit` of a user's followers in following order, after the follow `afterSeq` (follows_followed serves it). */
+export const followersAfter = (tx: Kysely<DB>, userId: string, afterSeq: number, limit: number) =>
+  tx
+    .selectFrom('follows')
+    .select(['follower_id', 'seq'])
+    .where('followed_id', '=', userId)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
 
 export const chatUsers = (tx: Kysely<DB>, ids: readonly string[]) =>
   ids.length === 0

@@ -29,6 +29,8 @@ import * as repo from './repo.js';
 
 export const MIN_IMAGE_LEVEL = 2;
 const MAX_MENTIONS = 1000;
+/** Followers a broadcast reads and writes rows for at a time. */
+const FANS_PAGE = 1000;
 const MEMBERSHIP_TTL_MS = 10_000;
 
 interface SenderInGroup {
@@ -308,22 +310,35 @@ export class MessagingService {
       }
       const bot = await findUser(tx, botId);
       if (showsImage(c, markup) && (bot?.level ?? 0) < MIN_IMAGE_LEVEL) throw new AppError(Errors.imageLevel);
-      const fans = await repo.followerIds(tx, botId);
       // The key before the tokens, as a send claims it; a concurrent repeat conflicts and replays.
-      if (key !== undefined) {
-        await repo.rememberIdempotent(tx, scope, key, String(fans.length), now, now - IDEMPOTENCY_WINDOW_MS);
-      }
+      // Its answer, the count, is kept once the last page is sent.
+      if (key !== undefined) await repo.rememberIdempotent(tx, scope, key, '0', now, now - IDEMPOTENCY_WINDOW_MS);
       // Taken once the checks pass: a refused broadcast spends none of the bot's budget.
       await limit();
-      const numbers = await nextMessageNumbers(tx, this.db.dialect, fans.length);
-      await repo.insertOutbox(
-        tx,
-        fans.map((fan, i) => ({
-          ...this.row(sender, { type: 'private', id: fan }, c, markup, [], now),
-          telegram_message_id: numbers[i] ?? 0,
-        })),
-      );
-      return { result: { sent: fans.length }, replayed: false };
+      // What every fan's row shares (all but its id, recipient and number), the rich text's layout
+      // among it, made once; the followers read and their rows written a page at a time, so a
+      // large following is never held whole.
+      const shared = this.row(sender, { type: 'private', id: '' }, c, markup, [], now);
+      let sent = 0;
+      for (let after = 0; ;) {
+        const page = await repo.followersAfter(tx, botId, after, FANS_PAGE);
+        const last = page.at(-1);
+        if (last === undefined) break;
+        const numbers = await nextMessageNumbers(tx, this.db.dialect, page.length);
+        await repo.insertOutbox(
+          tx,
+          page.map((fan, i) => ({
+            ...shared,
+            message_id: newId('msg'),
+            to_user_id: fan.follower_id,
+            telegram_message_id: numbers[i] ?? 0,
+          })),
+        );
+        sent += page.length;
+        after = last.seq;
+      }
+      if (key !== undefined) await repo.keepIdempotentAnswer(tx, scope, key, String(sent));
+      return { result: { sent }, replayed: false };
     });
   }
 
