@@ -82,7 +82,7 @@ export function botApiRoutes(app: App, s: Services): void {
       const sent = await s.messaging.send(credential, {
         ...content(p),
         chat,
-        mentionUserIds: await s.messaging.mentions(chat, p.mention_type, p.mention_ids),
+        ...s.messaging.mentions(chat, p.mention_type, p.mention_ids),
         idempotencyKey: idempotencyKeyOf(request),
       });
       // decisions.md section 3: a repeat returns the first response, marked as replayed.

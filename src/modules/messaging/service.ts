@@ -16,6 +16,7 @@ import { policyOf, rateLimitedError, type Claim, type RateLimiter } from '../../
 import type { Credential } from '../auth/index.js';
 import { permissionsOf, privateAllowed } from '../bots/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
+import { mentionsJson } from '../../lib/json.js';
 import type { InlineKeyboard } from './keyboard.js';
 import { firstAnswer, keptAnswer } from './first-answer.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
@@ -53,6 +54,12 @@ export interface Content {
 export interface SendInput extends Content {
   chat: ChatRef;
   mentionUserIds: readonly string[];
+  /**
+   * Mentions every member of the group (mention_type 1): the send names its first MAX_MENTIONS
+   * members, read once it is admitted, and the outbox flags it (mention_all) for the application,
+   * which notifies every member.
+   */
+  mentionAll?: boolean;
   idempotencyKey: string | undefined;
 }
 
@@ -216,6 +223,7 @@ export class MessagingService {
     markup: Markup | null,
     mentions: readonly string[],
     now: number,
+    mentionAll = false,
   ): Omit<OutboxInsert, 'telegram_message_id'> {
     return {
       message_id: newId('msg'),
@@ -228,7 +236,7 @@ export class MessagingService {
       title: c.title,
       content: c.content,
       normalized: markup === null ? null : JSON.stringify(layout(c.title, markup)),
-      mention_user_ids: JSON.stringify(mentions),
+      mention_user_ids: mentionsJson(mentions, mentionAll),
       reply_markup: c.replyMarkup === null ? null : JSON.stringify(c.replyMarkup),
       created_at: now,
       edited_at: null,
@@ -238,7 +246,7 @@ export class MessagingService {
   async send(sender: Credential, input: SendInput): Promise<Sent> {
     const markup = parseRich(input);
     const from = senderOf(sender);
-    const mentions = [...new Set(input.mentionUserIds.filter((id) => id !== ''))];
+    const mentionAll = input.mentionAll === true && input.chat.type === 'group';
     const scope = `send:${sender.appId}`;
     const key = input.idempotencyKey;
     const replay = async (tx: Kysely<DB>): Promise<Sent | undefined> => {
@@ -254,11 +262,17 @@ export class MessagingService {
     // Tokens are taken only for a send its checks accept: a refused one (a chat that does not
     // exist, say) spends nothing and leaves no bucket behind.
     await this.admit(committed, from, input.chat, showsImage(input, markup));
-    if (mentions.length > 0 && !(await usersExist(this.db.k, mentions))) throw paramError('mention: unknown user');
+    // The group's members are read only for a sender it admits (a member), and need no check.
+    const mentions = mentionAll
+      ? await repo.memberIds(this.db.k, input.chat.id, MAX_MENTIONS)
+      : [...new Set(input.mentionUserIds.filter((id) => id !== ''))];
+    if (!mentionAll && mentions.length > 0 && !(await usersExist(this.db.k, mentions))) {
+      throw paramError('mention: unknown user');
+    }
     // The chat's bucket first: when both are empty the 429 names the one a retry to this chat
     // meets whatever the sender's other chats do.
     const limit = this.limit([this.chatClaim(from, input.chat), this.overallClaim(from)]);
-    const unnumbered = this.row(sender, input.chat, input, markup, mentions, this.clock.now());
+    const unnumbered = this.row(sender, input.chat, input, markup, mentions, this.clock.now(), mentionAll);
     if (key === undefined) {
       await limit();
       const number = await this.writer.write(unnumbered);
@@ -398,10 +412,17 @@ export class MessagingService {
     return { type, id: chatId };
   }
 
-  /** mention_type 1 mentions every member of the group; 2 (or none) the listed ids. */
-  async mentions(chat: ChatRef, mentionType: 1 | 2 | undefined, ids: readonly string[] | undefined): Promise<string[]> {
-    if (mentionType === 1 && chat.type === 'group') return repo.memberIds(this.db.k, chat.id, MAX_MENTIONS);
-    return [...(ids ?? [])];
+  /**
+   * mention_type 1 mentions every member of the group (read by `send` once the send is admitted);
+   * 2 (or none) the listed ids.
+   */
+  mentions(
+    chat: ChatRef,
+    mentionType: 1 | 2 | undefined,
+    ids: readonly string[] | undefined,
+  ): Pick<SendInput, 'mentionUserIds' | 'mentionAll'> {
+    if (mentionType === 1 && chat.type === 'group') return { mentionUserIds: [], mentionAll: true };
+    return { mentionUserIds: [...(ids ?? [])] };
   }
 
   requireBot(c: Credential): string {

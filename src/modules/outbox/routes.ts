@@ -14,6 +14,12 @@ const Message = Type.Object({
   title: Type.Optional(Type.String()),
   content: Type.String(),
   mention_user_ids: Type.Array(Type.String()),
+  mention_all: Type.Optional(
+    Type.Boolean({
+      description:
+        'true when the message mentions every member of its group (mention_type 1): notify them all, mention_user_ids holding only its first 1,000 members; absent otherwise',
+    }),
+  ),
   reply_markup: Type.Optional(
     storedKeyboardSchema(
       'the inline keyboard as the platform normalised and stored it; absent when the message has none',

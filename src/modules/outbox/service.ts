@@ -2,7 +2,7 @@
 // edited since a cursor, in edit order, each as it is now. The rows are messaging's (it owns
 // outbox_messages); this module presents them.
 import type { Db } from '../../db/connect.js';
-import { parseIdList } from '../../lib/json.js';
+import { parseMentions } from '../../lib/json.js';
 import { type InlineKeyboard, keyboardOf, outboxAfter, outboxEditedAfter, type OutboxRow } from '../messaging/index.js';
 
 export interface OutboxMessageView {
@@ -15,6 +15,11 @@ export interface OutboxMessageView {
   title?: string;
   content: string;
   mention_user_ids: string[];
+  /**
+   * True when the message mentions every member of its group (mention_type 1): notify them all,
+   * mention_user_ids being only the first 1,000. Absent otherwise.
+   */
+  mention_all?: boolean;
   /** Absent when the message has no keyboard, as group_id and title are when they do not apply. */
   reply_markup?: InlineKeyboard;
   created_at: string;
@@ -31,6 +36,7 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 
 function viewOf(r: OutboxRow): OutboxMessageView {
   const keyboard = keyboardOf(r.reply_markup);
+  const mentions = parseMentions(r.mention_user_ids);
   return {
     id: r.message_id,
     chat_type: r.chat_type,
@@ -40,7 +46,8 @@ function viewOf(r: OutboxRow): OutboxMessageView {
     object_name: r.object_name,
     ...(r.title !== null ? { title: r.title } : {}),
     content: r.content,
-    mention_user_ids: parseIdList(r.mention_user_ids),
+    mention_user_ids: mentions.ids,
+    ...(mentions.all ? { mention_all: true } : {}),
     ...(keyboard !== null ? { reply_markup: keyboard } : {}),
     created_at: iso(r.created_at),
     ...(r.edited_at !== null ? { edited_at: iso(r.edited_at) } : {}),
