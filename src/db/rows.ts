@@ -1,6 +1,14 @@
 // One-row statements that many repositories share: an insert, an insert unless the key is taken,
 // a delete by key, a count, and reads by a list of ids.
-import { sql, type Insertable, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type Insertable,
+  type Kysely,
+  type RawBuilder,
+  type SelectQueryBuilder,
+  type SqlBool,
+} from 'kysely';
 import type { Dialect } from './connect.js';
 import type { DB } from './types.js';
 
@@ -55,9 +63,10 @@ export const forIds = <R>(ids: readonly string[], read: (distinct: string[]) => 
 const DELETE_BATCH = 1_000;
 
 /**
- * Deletes the rows whose `column` is below `bound` (or at it, `inclusive`), a thousand at a time
- * with a turn of the event loop between: a backlog of a million rows in one statement held the
- * process (SQLite runs on its thread) for a second and a half. `key` identifies a row.
+ * Deletes the rows whose `column` is below `bound` (or at it, `inclusive`) and that match `where`
+ * (if given; unqualified columns are the table's), a thousand at a time with a turn of the event
+ * loop between: a backlog of a million rows in one statement held the process (SQLite runs on its
+ * thread) for a second and a half. `key` identifies a row. Returns how many went.
  */
 export async function deleteOlder<T extends keyof DB>(
   q: Kysely<DB>,
@@ -65,14 +74,20 @@ export async function deleteOlder<T extends keyof DB>(
   key: readonly Column<T>[],
   column: Column<T>,
   bound: number,
-  inclusive = false,
-): Promise<void> {
+  options: { inclusive?: boolean; where?: Expression<SqlBool> } = {},
+): Promise<number> {
   const keys = sql.join(key.map((k) => sql.ref(k)));
-  const below = inclusive ? sql`<=` : sql`<`;
+  const below = options.inclusive === true ? sql`<=` : sql`<`;
+  const also = options.where === undefined ? sql`` : sql` and ${options.where}`;
+  let deleted = 0;
   for (;;) {
+    // `where` again on the row deleted: PostgreSQL rechecks only the outer conditions against a
+    // row another transaction changed since the subquery read it (a lease taken meanwhile).
     const r = await sql`delete from ${sql.table(table)} where (${keys}) in (select ${keys} from ${sql.table(table)}
-      where ${sql.ref(column)} ${below} ${bound} limit ${DELETE_BATCH})`.execute(q);
-    if (Number(r.numAffectedRows ?? 0) < DELETE_BATCH) return;
+      where ${sql.ref(column)} ${below} ${bound}${also} limit ${DELETE_BATCH})${also}`.execute(q);
+    const n = Number(r.numAffectedRows ?? 0);
+    deleted += n;
+    if (n < DELETE_BATCH) return deleted;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

@@ -24,7 +24,7 @@ export async function deleteSession(q: Kysely<DB>, sessionHash: string): Promise
 
 /** Deletes the sessions that no longer sign anyone in (the retention sweep). */
 export async function expireSessions(q: Kysely<DB>, now: number): Promise<void> {
-  await deleteOlder(q, 'console_sessions', ['session_hash'], 'expires_at', now, true);
+  await deleteOlder(q, 'console_sessions', ['session_hash'], 'expires_at', now, { inclusive: true });
 }
 
 export async function insertAudit(q: Kysely<DB>, row: Omit<AuditLogTable, 'seq'>): Promise<void> {

@@ -168,7 +168,8 @@ export class WebhookDispatcher {
   /** Starts the due deliveries (adding them to `started`); true when it found as many as it had room for. */
   private async pass(started: Promise<void>[] = []): Promise<boolean> {
     const now = this.clock.now();
-    // Alone, outside the unit of work: one statement in every pass, touching no key.
+    // Alone, outside the unit of work, touching no key: one statement in every pass (one per
+    // thousand expired Updates after downtime).
     const dropped = await repo.expireUpdates(this.db.k, now - this.config.updateRetentionS * 1000, now);
     if (dropped > 0) this.metrics.updatesDropped.inc(dropped);
     const room = MAX_IN_FLIGHT - this.inFlight.size;

@@ -1,4 +1,4 @@
-import { sql, type ExpressionBuilder, type Insertable, type Kysely, type NotNull } from 'kysely';
+import { expressionBuilder, sql, type ExpressionBuilder, type Insertable, type Kysely, type NotNull } from 'kysely';
 import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
@@ -334,14 +334,15 @@ export async function noteWebhookError(
 }
 
 /**
- * Drops updates older than `before` (kept 24 hours); returns how many. One whose attempt is still
- * out (a live lease) waits for its outcome: gone meanwhile, a redelivery would queue it again
- * from the failed attempt's copy and send it a second time in parallel.
+ * Drops updates older than `before` (kept 24 hours), in batches (after downtime the backlog is a
+ * day of fan-out); returns how many. One whose attempt is still out (a live lease) waits for its
+ * outcome: gone meanwhile, a redelivery would queue it again from the failed attempt's copy and
+ * send it a second time in parallel.
  */
-export async function expireUpdates(tx: Kysely<DB>, before: number, now: number): Promise<number> {
-  const r = await tx.deleteFrom('updates').where('created_at', '<', before).where(leaseEnded(now)).executeTakeFirst();
-  return Number(r.numDeletedRows);
-}
+export const expireUpdates = (q: Kysely<DB>, before: number, now: number): Promise<number> =>
+  deleteOlder(q, 'updates', ['seq'], 'created_at', before, {
+    where: leaseEnded(now)(expressionBuilder<DB, 'updates'>()),
+  });
 
 /** The delivery log the developer site shows (and redelivers from) covers a week. */
 const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;

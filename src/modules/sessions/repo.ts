@@ -4,7 +4,7 @@ import type { DB } from '../../db/types.js';
 
 /** Deletes the sessions that no longer sign anyone in (the retention sweep). */
 export async function expireSessions(q: Kysely<DB>, now: number): Promise<void> {
-  await deleteOlder(q, 'sessions', ['session_hash'], 'expires_at', now, true);
+  await deleteOlder(q, 'sessions', ['session_hash'], 'expires_at', now, { inclusive: true });
 }
 
 export async function insertSession(
