@@ -135,7 +135,7 @@ export function createServices(deps: ServiceDeps) {
     outbox: new OutboxService(db),
     delivery,
     dispatcher: new WebhookDispatcher(db, work, clock, box, metrics, config, invalidations),
-    retention: new RetentionSweep(db, clock),
+    retention: new RetentionSweep(db, clock, config),
     oauth,
     payments: new PaymentsService(db, work, clock, oauth, ledger, config),
     messaging: new MessagingService(db, work, clock, shared.limiter, config, readsOfUsers, invalidations),

@@ -12,6 +12,7 @@ import { consoleMigration } from './migrations/0007_console.js';
 import { retentionMigration } from './migrations/0008_retention.js';
 import { editOrderMigration } from './migrations/0009_edit_order.js';
 import { deliveryLeaseMigration } from './migrations/0010_delivery_lease.js';
+import { grantRetentionMigration } from './migrations/0011_grant_retention.js';
 import type { DB } from './types.js';
 
 /** The schema's migrations, in order. */
@@ -27,6 +28,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0008_retention': retentionMigration(),
     '0009_edit_order': editOrderMigration(dialect),
     '0010_delivery_lease': deliveryLeaseMigration(),
+    '0011_grant_retention': grantRetentionMigration(),
   };
 }
 

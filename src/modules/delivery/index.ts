@@ -3,7 +3,7 @@
 export { WebhookDispatcher } from './dispatcher.js';
 export { keptKinds, updateKinds } from './kinds.js';
 export { fanOutCallback, fanOutMessage, fanOutMessages } from './fanout.js';
-export { expireDeliveries } from './repo.js';
+export { expireCallbackQueries, expireDeliveries } from './repo.js';
 export { DeliveryService } from './service.js';
 export type { UpdateObject } from './stored.js';
 export type { VettedWebhookUrl } from './webhook-url.js';

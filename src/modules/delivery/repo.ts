@@ -1,4 +1,5 @@
 import { expressionBuilder, sql, type ExpressionBuilder, type Insertable, type Kysely, type NotNull } from 'kysely';
+import type { Config } from '../../config.js';
 import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
 import { type BatchContext, json, jsonList, run, statement } from '../events/index.js';
@@ -350,6 +351,19 @@ const KEEP_DELIVERIES_MS = 7 * 24 * 3600 * 1000;
 /** Deletes the delivery log's attempts older than a week (the retention sweep). */
 export async function expireDeliveries(q: Kysely<DB>, now: number): Promise<void> {
   await deleteOlder(q, 'webhook_deliveries', ['seq'], 'created_at', now - KEEP_DELIVERIES_MS);
+}
+
+/**
+ * Deletes the button presses older than UPDATE_RETENTION_S (the retention sweep): the window an
+ * undelivered Update has, so a callback_query Update still queued finds its press to answer.
+ * After it answerCallbackQuery answers as for an unknown id ("query is too old").
+ */
+export async function expireCallbackQueries(
+  q: Kysely<DB>,
+  now: number,
+  config: Pick<Config, 'updateRetentionS'>,
+): Promise<void> {
+  await deleteOlder(q, 'callback_queries', ['seq'], 'created_at', now - config.updateRetentionS * 1000);
 }
 
 export async function insertCallbackQuery(

@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import { insertNew, insertRow } from '../../db/rows.js';
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Config } from '../../config.js';
+import { deleteOlder, insertNew, insertRow } from '../../db/rows.js';
 import type { DB, OauthCodesTable } from '../../db/types.js';
 
 /** Sets the row's `stamp` column to `now` unless it is set already; false when it was (another use came first). */
@@ -52,3 +53,40 @@ export const findRefresh = (tx: Kysely<DB>, tokenHash: string) =>
 /** Marks the refresh token used; false when another refresh used it first. */
 export const useRefresh = (tx: Kysely<DB>, tokenHash: string, now: number) =>
   stampOnce(tx, 'refresh_tokens', ['token_hash', tokenHash], 'used_at', now);
+
+/** No row of `table` has the family of the `deleted` table's row. */
+const noneOfFamilyIn = (table: 'refresh_tokens' | 'token_families', deleted: 'token_families' | 'oauth_codes') =>
+  sql<SqlBool>`not exists (select 1 from ${sql.table(table)}
+    where ${sql.ref(`${table}.family_id`)} = ${sql.ref(`${deleted}.family_id`)})`;
+
+/**
+ * The retention sweep's deletes, each keeping a row until it can no longer change an answer:
+ * - a refresh token once expired: refresh answers -2012 for an expired token as for an unknown one,
+ *   and reuse of an expired one revokes nothing (the expiry is checked first). It stays while the
+ *   access token issued beside it may live (an ACCESS_TOKEN_TTL_S longer than REFRESH_TOKEN_TTL_S),
+ *   since its family goes with the last token and a live access token needs its family;
+ * - a family with no token left: none of its access tokens is live (each outlived by its refresh
+ *   token's row), so it only answers a revoke, which answers alike without it;
+ * - a code once its family is gone (a reused code revokes the family: nothing left to revoke) and
+ *   a refresh-token lifetime after it expired: until then an unused one still answers -2010 rather
+ *   than the -2011 of an unknown code.
+ * In that order: a family goes in the sweep that deletes its last token.
+ */
+export async function expireOAuthGrants(
+  q: Kysely<DB>,
+  now: number,
+  config: Pick<Config, 'accessTokenTtlS' | 'refreshTokenTtlS'>,
+): Promise<void> {
+  const refreshMs = config.refreshTokenTtlS * 1000;
+  const accessMs = config.accessTokenTtlS * 1000;
+  await deleteOlder(q, 'refresh_tokens', ['token_hash'], 'expires_at', now - Math.max(0, accessMs - refreshMs), {
+    inclusive: true,
+  });
+  await deleteOlder(q, 'token_families', ['family_id'], 'created_at', now - Math.max(refreshMs, accessMs), {
+    inclusive: true,
+    where: noneOfFamilyIn('refresh_tokens', 'token_families'),
+  });
+  await deleteOlder(q, 'oauth_codes', ['code_hash'], 'expires_at', now - refreshMs, {
+    where: noneOfFamilyIn('token_families', 'oauth_codes'),
+  });
+}
