@@ -44,14 +44,20 @@ export async function holdTransaction(
 }
 
 /**
- * Waits until a statement of another backend is blocked by `pid`'s locks, or until `settled()`
- * (the statement expected to wait ended first); true when one was blocked.
+ * Waits until `waiters` statements of other backends are blocked by `pid`'s locks (directly, or
+ * queued behind one that is), or until `settled()` (a statement expected to wait ended first);
+ * true when they were blocked.
  */
-export async function blockedBy(k: Kysely<DB>, pid: number, settled: () => boolean): Promise<boolean> {
+export async function blockedBy(k: Kysely<DB>, pid: number, settled: () => boolean, waiters = 1): Promise<boolean> {
   for (;;) {
     const { rows } = await sql<{ n: number }>`
-      select count(*)::int as n from pg_stat_activity a where ${pid} = any(pg_blocking_pids(a.pid))`.execute(k);
-    if ((rows[0]?.n ?? 0) > 0) return true;
+      with recursive behind(pid) as (
+        select a.pid from pg_stat_activity a where ${pid} = any(pg_blocking_pids(a.pid))
+        union
+        select a.pid from pg_stat_activity a join behind b on b.pid = any(pg_blocking_pids(a.pid))
+      )
+      select count(*)::int as n from behind`.execute(k);
+    if ((rows[0]?.n ?? 0) >= waiters) return true;
     if (settled()) return false;
   }
 }

@@ -8,20 +8,12 @@ export { nextMessageNumbers, numberOf } from './numbers.js';
 export { idempotencyKeyOf } from './idempotency-key.js';
 export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
-export {
-  chatUsers,
-  expireIdempotencyKeys,
-  findOutbox,
-  findOutboxRef,
-  insertOutbox,
-  outboxAfter,
-  outboxEditedAfter,
-} from './repo.js';
+export { chatUsers, expireIdempotencyKeys, findOutbox, insertOutbox, outboxAfter, outboxEditedAfter } from './repo.js';
 export type { OutboxRow } from './repo.js';
 export { botContent } from './richtext/parse-mode.js';
 export type { ConversionRefusal } from './richtext/parse-mode.js';
 export { messagingRoutes } from './routes.js';
 export { MessagingService } from './service.js';
-export type { ChatRef, Content } from './service.js';
+export type { ChatRef, Content, KeyboardEdit } from './service.js';
 export { botUser, messageView, viewWith } from './view.js';
 export type { BotUser, MessageView, ViewUser } from './view.js';

@@ -18,15 +18,41 @@ export async function insertOutbox(tx: Kysely<DB>, rows: readonly NewOutboxRow[]
       .execute();
 }
 
-export const findOutbox = (tx: Kysely<DB>, messageId: string): Promise<OutboxRow | undefined> =>
-  tx.selectFrom('outbox_messages').selectAll().where('message_id', '=', messageId).executeTakeFirst();
+/**
+ * `forUpdate`: the row stays locked until the transaction ends (PostgreSQL only: SQLite knows no
+ * FOR UPDATE, and its one writer runs one write at a time).
+ */
+interface Locking {
+  forUpdate?: boolean;
+}
+
+export const findOutbox = (
+  tx: Kysely<DB>,
+  messageId: string,
+  { forUpdate = false }: Locking = {},
+): Promise<OutboxRow | undefined> =>
+  tx
+    .selectFrom('outbox_messages')
+    .selectAll()
+    .where('message_id', '=', messageId)
+    .$if(forUpdate, (q) => q.forUpdate())
+    .executeTakeFirst();
 
 /** A bot's message by its platform id or its Telegram number (one counter numbers every chat's messages). */
-export function findOutboxRef(tx: Kysely<DB>, ref: string | number): Promise<OutboxRow | undefined> {
+export function findOutboxRef(
+  tx: Kysely<DB>,
+  ref: string | number,
+  locking: Locking = {},
+): Promise<OutboxRow | undefined> {
   const n = numberOf(ref);
-  if (n === undefined) return findOutbox(tx, String(ref));
+  if (n === undefined) return findOutbox(tx, String(ref), locking);
   if (n === null) return Promise.resolve(undefined);
-  return tx.selectFrom('outbox_messages').selectAll().where('telegram_message_id', '=', n).executeTakeFirst();
+  return tx
+    .selectFrom('outbox_messages')
+    .selectAll()
+    .where('telegram_message_id', '=', n)
+    .$if(locking.forUpdate === true, (q) => q.forUpdate())
+    .executeTakeFirst();
 }
 
 /** The operator's feed: messages after a cursor, in send order (the seq, drawn in commit order: 0004). */

@@ -51,6 +51,11 @@ export interface Content {
   replyMarkup: InlineKeyboard | null;
 }
 
+/** An edit of a message's keyboard alone: its content, type and title stay as the edit finds them. */
+export interface KeyboardEdit {
+  replyMarkup: InlineKeyboard | null;
+}
+
 export interface SendInput extends Content {
   chat: ChatRef;
   mentionUserIds: readonly string[];
@@ -358,22 +363,37 @@ export class MessagingService {
 
   /**
    * Replaces the text (and keyboard) of one of the bot's own messages (its platform id or Telegram
-   * number). `refuseUnchanged`: an edit that would store what is there is refused, as Telegram does.
+   * number), or its keyboard alone (a KeyboardEdit). `refuseUnchanged`: an edit that would store
+   * what is there is refused, as Telegram does.
    */
   async edit(
     sender: Credential,
     chat: ChatRef,
     messageId: string | number,
-    c: Content,
+    change: Content | KeyboardEdit,
     { refuseUnchanged = false }: { refuseUnchanged?: boolean } = {},
   ): Promise<Message> {
     const from = senderOf(sender);
     return this.work.run(async ({ tx, now }) => {
-      const row = await repo.findOutboxRef(tx, messageId);
+      // Locked until the commit: a concurrent edit waits, then reads this one's row, so a keyboard
+      // edit never writes back content it read before another edit committed (nor compares with it).
+      // The row is locked before the outbox's advisory lock (0004, 0009), which is safe: no
+      // transaction holding that lock then waits for a message's row.
+      const row = await repo.findOutboxRef(tx, messageId, { forUpdate: this.db.dialect === 'postgres' });
       const chatId = row?.chat_type === 'group' ? row.group_id : row?.to_user_id;
       if (row === undefined || row.chat_type !== chat.type || chatId !== chat.id)
         throw new AppError(Errors.messageNotFound);
       if (row.from_user_id !== from) throw new AppError(Errors.notOwnMessage);
+      const c: Content =
+        'content' in change
+          ? change
+          : {
+              objectName: row.object_name,
+              rich: row.normalized !== null,
+              title: row.title,
+              content: row.content,
+              replyMarkup: change.replyMarkup,
+            };
       // Stored rich content read as it was; a plain text turned rich is checked as new.
       const markup = parseRich(c, c.content === row.content && row.normalized !== null);
       await this.admit(within(tx), from, chat, showsImage(c, markup));

@@ -10,7 +10,6 @@ import {
   type ChatRef,
   type Content,
   type ConversionRefusal,
-  findOutboxRef,
   type InlineKeyboard,
   isHttpsUrl,
   KEYBOARD_FIELDS,
@@ -286,23 +285,11 @@ export const messageMethods = [
     run: async (call, p) => {
       const { chat, messageId } = await target(call, p);
       const keyboard = keyboardOf(p.reply_markup);
-      const edited = await editing(call, chat, messageId, async () => {
-        const current = await findOutboxRef(call.s.db.k, messageId);
-        if (current === undefined) throw new AppError(Errors.messageNotFound);
-        return call.s.messaging.edit(
-          call.credential,
-          chat,
-          messageId,
-          {
-            objectName: current.object_name,
-            rich: current.normalized !== null,
-            title: current.title,
-            content: current.content,
-            replyMarkup: keyboard,
-          },
-          { refuseUnchanged: true },
-        );
-      });
+      // The content is kept as the edit finds it, under its lock: read here first, a text edit
+      // committed in between would be reverted.
+      const edited = await editing(call, chat, messageId, () =>
+        call.s.messaging.edit(call.credential, chat, messageId, { replyMarkup: keyboard }, { refuseUnchanged: true }),
+      );
       return presentMessage(call.s, edited);
     },
   }),
