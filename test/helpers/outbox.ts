@@ -35,7 +35,8 @@ export async function outboxSince(
     const page = res.json<{ messages: OutboxMessageView[]; next_cursor: string }>();
     messages.push(...page.messages);
     at = page.next_cursor;
-    if (page.messages.length < 1000) return { messages, cursor: at };
+    // A page may be short of the limit with more to come (the feed's byte budget): only an empty one ends it.
+    if (page.messages.length === 0) return { messages, cursor: at };
   }
 }
 

@@ -9,7 +9,7 @@ export { idempotencyKeyOf } from './idempotency-key.js';
 export { messageOf } from './message.js';
 export type { Message, UserMessage } from './message.js';
 export { chatUsers, expireIdempotencyKeys, findOutbox, insertOutbox, outboxAfter, outboxEditedAfter } from './repo.js';
-export type { OutboxRow } from './repo.js';
+export type { OutboxFeedRow, OutboxRow } from './repo.js';
 export { botContent } from './richtext/parse-mode.js';
 export type { ConversionRefusal } from './richtext/parse-mode.js';
 export { messagingRoutes } from './routes.js';

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely, NotNull, Selectable } from 'kysely';
+import { sql, type Insertable, type Kysely, type NotNull, type Selectable } from 'kysely';
 import { deleteOlder } from '../../db/rows.js';
 import type { DB, OutboxMessagesTable } from '../../db/types.js';
 import { IDEMPOTENCY_WINDOW_MS } from './idempotency-key.js';
@@ -55,20 +55,62 @@ export function findOutboxRef(
     .executeTakeFirst();
 }
 
+/** The columns of a message the operator's feeds show (not its rich-text layout), and both cursors. */
+const FEED_COLUMNS = [
+  'seq',
+  'edit_seq',
+  'message_id',
+  'chat_type',
+  'group_id',
+  'to_user_id',
+  'from_user_id',
+  'object_name',
+  'title',
+  'content',
+  'mention_user_ids',
+  'reply_markup',
+  'created_at',
+  'edited_at',
+] as const;
+export type OutboxFeedRow = Pick<OutboxRow, (typeof FEED_COLUMNS)[number]>;
+
+/**
+ * A feed's page: up to `limit` rows after the cursor, in its order, taken while the rows before
+ * them hold fewer than `budget` bytes of content, title, mentions and keyboard: always at least
+ * one, and only the last can take the page past the budget. The sizes are read first, by
+ * octet_length (PostgreSQL answers it from the stored value's header), so the rows left out of the
+ * page are never read whole.
+ */
+const feedAfter = (q: Kysely<DB>, cursor: 'seq' | 'edit_seq', after: number, limit: number, budget: number) =>
+  q
+    .with('candidate', (db) =>
+      db
+        .selectFrom('outbox_messages')
+        .select([
+          `${cursor} as at`,
+          sql<number>`octet_length(content) + octet_length(mention_user_ids)
+            + coalesce(octet_length(title), 0) + coalesce(octet_length(reply_markup), 0)`.as('size'),
+        ])
+        .where(cursor, '>', after)
+        .orderBy(cursor)
+        .limit(limit),
+    )
+    .with('within', (db) =>
+      db.selectFrom('candidate').select(['at', sql<number>`sum(size) over (order by at) - size`.as('before')]),
+    )
+    .selectFrom('outbox_messages')
+    .innerJoin('within', 'within.at', `outbox_messages.${cursor}`)
+    .select(FEED_COLUMNS)
+    .where('within.before', '<', budget)
+    .orderBy(`outbox_messages.${cursor}`);
+
 /** The operator's feed: messages after a cursor, in send order (the seq, drawn in commit order: 0004). */
-export const outboxAfter = (q: Kysely<DB>, after: number, limit: number): Promise<OutboxRow[]> =>
-  q.selectFrom('outbox_messages').selectAll().where('seq', '>', after).orderBy('seq').limit(limit).execute();
+export const outboxAfter = (q: Kysely<DB>, after: number, limit: number, budget: number): Promise<OutboxFeedRow[]> =>
+  feedAfter(q, 'seq', after, limit, budget).execute();
 
 /** The operator's edit feed: messages whose last edit is after a cursor, in edit order (edit_seq, drawn as seq is: 0009). */
-export const outboxEditedAfter = (q: Kysely<DB>, after: number, limit: number) =>
-  q
-    .selectFrom('outbox_messages')
-    .selectAll()
-    .where('edit_seq', '>', after)
-    .orderBy('edit_seq')
-    .limit(limit)
-    .$narrowType<{ edit_seq: NotNull }>()
-    .execute();
+export const outboxEditedAfter = (q: Kysely<DB>, after: number, limit: number, budget: number) =>
+  feedAfter(q, 'edit_seq', after, limit, budget).$narrowType<{ edit_seq: NotNull }>().execute();
 
 export async function editOutbox(
   tx: Kysely<DB>,

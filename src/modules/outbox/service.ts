@@ -3,7 +3,13 @@
 // outbox_messages); this module presents them.
 import type { Db } from '../../db/connect.js';
 import { parseMentions } from '../../lib/json.js';
-import { type InlineKeyboard, keyboardOf, outboxAfter, outboxEditedAfter, type OutboxRow } from '../messaging/index.js';
+import {
+  type InlineKeyboard,
+  keyboardOf,
+  outboxAfter,
+  outboxEditedAfter,
+  type OutboxFeedRow,
+} from '../messaging/index.js';
 
 export interface OutboxMessageView {
   id: string;
@@ -32,9 +38,16 @@ export interface OutboxPage {
   next_cursor: string;
 }
 
+/**
+ * Most bytes of stored content, title, mentions and keyboards a page is filled with (the rows
+ * before its last one hold fewer): a page of 1,000 large messages made a body of 90 MB. A page may
+ * therefore hold fewer messages than `limit` while more follow; only an empty page is the end.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
 const iso = (ms: number): string => new Date(ms).toISOString();
 
-function viewOf(r: OutboxRow): OutboxMessageView {
+function viewOf(r: OutboxFeedRow): OutboxMessageView {
   const keyboard = keyboardOf(r.reply_markup);
   const mentions = parseMentions(r.mention_user_ids);
   return {
@@ -55,7 +68,7 @@ function viewOf(r: OutboxRow): OutboxMessageView {
 }
 
 /** A page and the cursor after it: its last row's, or the one asked for when it is empty. */
-function pageOf<R extends OutboxRow>(rows: R[], cursor: (r: R) => number, after: number): OutboxPage {
+function pageOf<R extends OutboxFeedRow>(rows: R[], cursor: (r: R) => number, after: number): OutboxPage {
   const last = rows.at(-1);
   return { messages: rows.map(viewOf), next_cursor: String(last === undefined ? after : cursor(last)) };
 }
@@ -65,7 +78,7 @@ export class OutboxService {
 
   /** The messages sent after the cursor (a seq), in send order; an edit does not move a message. */
   async page(after: number, limit: number): Promise<OutboxPage> {
-    return pageOf(await outboxAfter(this.db.k, after, limit), (r) => r.seq, after);
+    return pageOf(await outboxAfter(this.db.k, after, limit, PAGE_BYTES), (r) => r.seq, after);
   }
 
   /**
@@ -73,6 +86,6 @@ export class OutboxService {
    * now: a message edited several times since the cursor appears once, at its last edit.
    */
   async edits(after: number, limit: number): Promise<OutboxPage> {
-    return pageOf(await outboxEditedAfter(this.db.k, after, limit), (r) => r.edit_seq, after);
+    return pageOf(await outboxEditedAfter(this.db.k, after, limit, PAGE_BYTES), (r) => r.edit_seq, after);
   }
 }
