@@ -53,6 +53,8 @@ export interface RateLimitSettings {
   privateChatBurst: number;
   groupPerMinute: number;
   readsPerSecond: number;
+  /** Code exchanges and refreshes per second per app (modules/oauth/limits.ts); not in decisions.md. */
+  tokenAppPerSecond: number;
 }
 
 export class ConfigError extends Error {
@@ -213,6 +215,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       privateChatBurst: int('RATE_LIMIT_PRIVATE_BURST', 5, 1, 1_000_000),
       groupPerMinute: int('RATE_LIMIT_GROUP_PER_MIN', 20, 1, 1_000_000),
       readsPerSecond: int('RATE_LIMIT_READS_PER_S', 100, 1, 1_000_000),
+      tokenAppPerSecond: int('RATE_LIMIT_TOKEN_APP_PER_S', 1000, 1, 1_000_000),
     },
     requireSigned: flag('REQUIRE_SIGNED', false),
     encryptionKey,

@@ -116,6 +116,11 @@ export const Errors = {
   refreshFailed: login('refresh_failed', -2012, 'refreshing the access token failed'),
   accessTokenExpired: login('access_token_expired', -2013, 'access token expired'),
   accessTokenInvalid: login('access_token_invalid', -2015, 'access token check failed'),
+  /**
+   * A token endpoint over its budget: the login envelope these endpoints fail in, with code and HTTP
+   * status 429 (decisions.md section 1) and the rate_limited wording; Retry-After beside it.
+   */
+  loginRateLimited: { ...login('login_rate_limited', 429, 'rate limit exceeded', 429), error: 'Too Many Requests' },
 
   // Authorized payment (seed-api.md Authorization and payment error codes; decisions.md section 5)
   paymentAppInvalid: payment('payment_app_invalid', '-2004', 'app_id or app_secret invalid'),

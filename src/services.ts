@@ -76,7 +76,16 @@ export function createServices(deps: ServiceDeps) {
   const work = new UnitOfWork(db, clock, invalidations);
   const readsOfUsers = userReads(db);
   const ledger = new Ledger(db);
-  const oauth = new OAuthService(db, work, clock, credentials, new AccessTokens(deps.encryptionKey), config);
+  const oauth = new OAuthService(
+    db,
+    work,
+    clock,
+    credentials,
+    new AccessTokens(deps.encryptionKey),
+    config,
+    config.rateLimits ? shared.limiter : undefined,
+    config.limits.tokenAppPerSecond,
+  );
   const delivery = new DeliveryService(db, work, clock, box, shared.bus, invalidations, config);
   metrics.trackLongPolls(() => delivery.polling);
   const users = new UsersService(readsOfUsers, invalidations, () => clock.now());

@@ -2,7 +2,7 @@
 // instances must share the limits. A take claims a token from each of several buckets at once
 // (a send: its chat's and the bot's overall), from all of them or from none.
 import type { Redis } from 'ioredis';
-import { AppError, Errors } from '../errors.js';
+import { AppError, Errors, type ErrorDef } from '../errors.js';
 
 export interface Bucket {
   /** Tokens added per second. */
@@ -198,14 +198,29 @@ export const retryAfterSeconds = (ms: number): number => Math.max(1, Math.ceil(m
 
 /**
  * The 429 for a refused take: Retry-After, and beside it the IETF draft's RateLimit-Policy (the
- * bucket as quota per window) and RateLimit (none remaining, seconds until one is back).
+ * bucket as quota per window) and RateLimit (none remaining, seconds until one is back). `def`: the
+ * registry entry whose envelope the surface answers in (the token endpoints' login envelope).
  */
-export function rateLimitedError(take: Take, p?: Policy): AppError {
+export function rateLimitedError(take: Take, p?: Policy, def: ErrorDef = Errors.rateLimited): AppError {
   const seconds = retryAfterSeconds(take.retryAfterMs);
   const headers: Record<string, string> = { 'retry-after': String(seconds) };
   if (p !== undefined) {
     headers['ratelimit-policy'] = `"${p.name}";q=${p.quota};w=${p.windowS}`;
     headers.ratelimit = `"${p.name}";r=0;t=${seconds}`;
   }
-  return new AppError(Errors.rateLimited, undefined, {}, headers);
+  return new AppError(def, undefined, {}, headers);
+}
+
+/**
+ * A token from each claim's bucket, or the 429 (as `def`, for a surface with its own envelope) of
+ * the first that had none: for callers that wait on the store anyway, so the sync path buys nothing.
+ */
+export async function takeOrRefuse(
+  limiter: RateLimiter,
+  claims: readonly Claim[],
+  now: number,
+  def: ErrorDef = Errors.rateLimited,
+): Promise<void> {
+  const take = await limiter.take(claims, now);
+  if (!take.ok) throw rateLimitedError(take, policyOf(take.claim), def);
 }

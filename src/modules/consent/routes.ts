@@ -2,6 +2,7 @@
 // (seed-api.md "Authorization login") or payment ("Authorized payment"); decisions.md section 5.
 // CSRF as http/pages/csrf.ts describes, with its cookie on Path=/oauth.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, Errors } from '../../errors.js';
 import type { App } from '../../http/types.js';
 import { cookiesOf, CSRF_FIELD } from '../../http/pages/csrf.js';
 import { parseUrl } from '../../http/pages/html.js';
@@ -158,11 +159,15 @@ function pageError(error: unknown, request: FastifyRequest, reply: FastifyReply)
           // Login-flow errors (PaymentsService.validate) carry HTTP 200 for the JSON API; here they are a bad request.
           e.def.loginCode !== undefined
             ? { status: 400, heading: t.cant, text: t.invalidPayment(e.detail ?? e.def.message) }
-            : { status: e.def.status, heading: t.cant, text: `${e.detail ?? e.def.message}.` },
+            : e.def === Errors.rateLimited
+              ? { status: e.def.status, heading: t.cant, text: t.tooManyAllows(e.headers['retry-after'] ?? '1') }
+              : { status: e.def.status, heading: t.cant, text: `${e.detail ?? e.def.message}.` },
         );
   void reply
     .code(f.status)
     .headers(pageHeaders())
+    // Retry-After and the RateLimit fields of a 429, as every other 429 carries them.
+    .headers(error instanceof AppError ? error.headers : {})
     .send(errorPage(f.heading, f.text, lang));
 }
 
@@ -263,6 +268,8 @@ export function authorizePageRoutes(app: App, s: Services): void {
         case 'cancel':
           return back({ error: 'access_denied' });
         case 'allow': {
+          // Each Allow adds a row (a code or a one-time token): the user's budget, before either.
+          await s.oauth.admitAllow(userId);
           if (r.payment !== undefined) {
             // With the order as confirmed: the user may have edited the request's amount or parties.
             return back(await s.payments.authorize(r.app, userId, r.payment));

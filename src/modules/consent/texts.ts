@@ -49,6 +49,7 @@ const en = {
   paymentNeeds: (fields: string) => `A payment needs ${fields}.`,
   badAction: 'action must be allow or cancel.',
   invalidPayment: (reason: string) => `The payment request is invalid (${reason}).`,
+  tooManyAllows: (seconds: string) => `Too many authorizations in a short time. Try again in ${seconds} s.`,
 };
 
 export const TEXTS = dictionary<typeof en>({
@@ -98,6 +99,7 @@ export const TEXTS = dictionary<typeof en>({
     paymentNeeds: (fields: string) => `付款请求缺少 ${fields}。`,
     badAction: 'action 必须是 allow 或 cancel。',
     invalidPayment: (reason: string) => `付款请求无效（${reason}）。`,
+    tooManyAllows: (seconds: string) => `短时间内授权次数过多。请在 ${seconds} 秒后重试。`,
   },
 });
 

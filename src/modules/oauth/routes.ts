@@ -31,6 +31,8 @@ const loginResponses = <S extends TSchema>(success: S) => ({
   200: Type.Union([success, LoginFailure]),
   401: Type.Union([LoginFailure, apiErrors[401]]),
 });
+/** A token endpoint's answers: a grant over its budget (limits.ts) fails in the login envelope too, with 429. */
+const tokenResponses = { ...loginResponses(TokenAnswer), 429: LoginFailure };
 /** The Token header set the seed names, or the same token as an RFC 6750 Bearer credential. */
 const tokenSecurity: Record<string, string[]>[] = [{ accessToken: [] }, { accessTokenBearer: [] }];
 const tokenDescription =
@@ -79,7 +81,7 @@ export function oauthRoutes(app: App, s: Services): void {
       summary: 'Exchange an authorization code for tokens (or a refresh token, as the refresh endpoint does)',
       description,
       mergedParams: { in: 'querystring', schema: TokenEndpointParams },
-      response: loginResponses(TokenAnswer),
+      response: tokenResponses,
     },
     handler: async (request) => {
       // The metadata names this the token endpoint for both grants, as RFC 6749 has one.
@@ -103,7 +105,7 @@ export function oauthRoutes(app: App, s: Services): void {
       summary: 'Renew the access token (the refresh token rotates)',
       description,
       mergedParams: { in: 'querystring', schema: RefreshTokenParams },
-      response: loginResponses(TokenAnswer),
+      response: tokenResponses,
     },
     handler: refreshGrant,
   });

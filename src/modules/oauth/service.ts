@@ -9,11 +9,13 @@ import type { DB } from '../../db/types.js';
 import type { UnitOfWork } from '../../db/work.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
+import { takeOrRefuse, type Bucket, type RateLimiter } from '../../lib/rate-limit.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { newId, newSecretToken } from '../../lib/ids.js';
 import { findApp, redirectUris } from '../apps/index.js';
 import type { CredentialStore } from '../auth/index.js';
 import type { AccessTokens } from './jwt.js';
+import { allowClaims, appBucket, grantClaims } from './limits.js';
 import { verifierMatches } from './pkce.js';
 import * as repo from './repo.js';
 
@@ -37,6 +39,8 @@ export interface AppRef {
 }
 
 export class OAuthService {
+  private readonly appBucket: Bucket;
+
   constructor(
     private readonly db: Db,
     private readonly work: UnitOfWork,
@@ -44,7 +48,28 @@ export class OAuthService {
     private readonly credentials: CredentialStore,
     private readonly tokens: AccessTokens,
     private readonly config: Pick<Config, 'authCodeTtlS' | 'accessTokenTtlS' | 'refreshTokenTtlS'>,
-  ) {}
+    /** The login flow's budgets (limits.ts); undefined when RATE_LIMITS is off. */
+    private readonly limiter: RateLimiter | undefined,
+    tokenAppPerSecond: number,
+  ) {
+    this.appBucket = appBucket(tokenAppPerSecond);
+  }
+
+  /**
+   * An exchange or a refresh that passed its checks takes from its login's and its app's budgets
+   * before its write; refused (the login envelope's 429), it spends nothing, so the same code or
+   * refresh token works after Retry-After.
+   */
+  private async admitGrant(appId: string, userId: string, now: number): Promise<void> {
+    if (this.limiter === undefined) return;
+    await takeOrRefuse(this.limiter, grantClaims(appId, userId, this.appBucket), now, Errors.loginRateLimited);
+  }
+
+  /** An Allow on the authorize page (a login code or a payment's one-time token): the user's budget (limits.ts). */
+  async admitAllow(userId: string): Promise<void> {
+    if (this.limiter === undefined) return;
+    await takeOrRefuse(this.limiter, allowClaims(userId), this.clock.now());
+  }
 
   /** Whether `appSecret` is the App Secret of an enabled app (cached; compared in constant time). */
   async checkApp(appId: string, appSecret: string): Promise<boolean> {
@@ -146,6 +171,7 @@ export class OAuthService {
     if (!verifierMatches(code.code_challenge, p.code_verifier)) throw new AppError(Errors.codeInvalid);
     if (p.redirect_uri !== undefined && p.redirect_uri !== code.redirect_uri) throw new AppError(Errors.codeInvalid);
     const family = { family_id: code.family_id, app_id: code.app_id, user_id: code.user_id, scope: code.scope };
+    await this.admitGrant(family.app_id, family.user_id, now);
     // The code spent, the family and its first refresh token: one transaction, so a failure leaves
     // the code unused and the client's retry with it succeeds instead of reading as a replay.
     const refresh = await this.work.run(async ({ tx }) => {
@@ -174,6 +200,7 @@ export class OAuthService {
     if (token === undefined || family === undefined) throw new AppError(Errors.refreshFailed);
     if (family.app_id !== p.app_id || family.user_id !== p.user_id) throw new AppError(Errors.refreshFailed);
     if (family.revoked_at !== null || token.expires_at <= now) throw new AppError(Errors.refreshFailed);
+    await this.admitGrant(family.app_id, family.user_id, now);
     // Rotation: each refresh token works once; a second use means it leaked, so the family ends.
     // The old token spent and the new one stored in one transaction: a failure spends nothing, so
     // the client's retry with the old token is not taken for a reuse.
