@@ -13,6 +13,7 @@ import { retentionMigration } from './migrations/0008_retention.js';
 import { editOrderMigration } from './migrations/0009_edit_order.js';
 import { deliveryLeaseMigration } from './migrations/0010_delivery_lease.js';
 import { grantRetentionMigration } from './migrations/0011_grant_retention.js';
+import { groupMemberBotsMigration } from './migrations/0012_group_member_bots.js';
 import type { DB } from './types.js';
 
 /** The schema's migrations, in order. */
@@ -29,6 +30,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0009_edit_order': editOrderMigration(dialect),
     '0010_delivery_lease': deliveryLeaseMigration(),
     '0011_grant_retention': grantRetentionMigration(),
+    '0012_group_member_bots': groupMemberBotsMigration(),
   };
 }
 

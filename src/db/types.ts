@@ -77,6 +77,8 @@ export interface GroupMembersTable {
   role: GroupRole;
   invited_by: string | null;
   joined_at: number;
+  /** The member's users.is_bot, copied when the row is inserted (0012): a group's bots by index. */
+  is_bot: Flag;
 }
 
 export interface UserGroupStatsTable {

@@ -98,6 +98,8 @@ export class AppsService {
     await lockOwner(tx, this.db.dialect, input.owner_user_id);
     if (!(await usersExist(tx, [input.owner_user_id]))) throw new AppError(Errors.unknownUser);
     await this.assertBotRoom(w, input.owner_user_id);
+    // A new row (isNew): an id some user already had would keep that user's is_bot 0, and a bot
+    // must be marked one before it joins a group (group_members.is_bot is copied from it).
     await upsertUser(
       tx,
       {
@@ -110,6 +112,7 @@ export class AppsService {
         is_bot: 1,
       },
       now,
+      true,
     );
     await setWallet(tx, botUserId, 1, evmAddress);
     await insertApp(

@@ -9,7 +9,11 @@ export const webhookSet = async (tx: Kysely<DB>, botUserId: string): Promise<boo
   ((await tx.selectFrom('bots').select('webhook_url').where('bot_user_id', '=', botUserId).executeTakeFirst())
     ?.webhook_url ?? null) !== null;
 
-/** Bots in a group, and whether each may listen to every group message. */
+/**
+ * Bots in a group, and whether each may listen to every group message. Read through the partial
+ * index of bot members (group_members_bots, 0012), not every member row of the group: `is_bot = 1`
+ * is a literal, as the index's predicate, so that both planners match it.
+ */
 export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
   tx
     .selectFrom('group_members')
@@ -21,6 +25,7 @@ export const botsInGroup = (tx: Kysely<DB>, groupId: string) =>
     )
     .select(['bots.bot_user_id', 'bot_permissions.permission'])
     .where('group_members.group_id', '=', groupId)
+    .where('group_members.is_bot', '=', sql.lit(1))
     .orderBy('bots.bot_user_id')
     .execute();
 
@@ -35,7 +40,7 @@ const botsOfGroups = statement(
     FROM group_members JOIN bots ON bots.bot_user_id = group_members.user_id
     LEFT JOIN bot_permissions ON bot_permissions.bot_user_id = bots.bot_user_id
       AND bot_permissions.permission = 'listen_group_messages'
-    WHERE group_members.group_id IN (SELECT r.id FROM ${list('id')} AS r)
+    WHERE group_members.group_id IN (SELECT r.id FROM ${list('id')} AS r) AND group_members.is_bot = 1
     ORDER BY group_members.group_id, bots.bot_user_id`,
 );
 

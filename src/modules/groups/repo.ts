@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import { bump, lockIfRoom, lockRow, type Deltas } from '../../db/counters.js';
-import { deleteRow, insertRow } from '../../db/rows.js';
+import { deleteRow } from '../../db/rows.js';
 import type { DB, GroupRole, GroupRow } from '../../db/types.js';
 
 /** Share URLs are matched after trimming blanks and trailing slashes. */
@@ -72,11 +72,21 @@ export const roleIn = async (tx: Kysely<DB>, groupId: string, userId: string): P
       .executeTakeFirst()
   )?.role;
 
-export const addMember = (
+/** Adds the member, marked a bot as its user row says (the fan-out finds a group's bots by it). */
+export const addMember = async (
   tx: Kysely<DB>,
   m: { group_id: string; user_id: string; role: GroupRole; invited_by: string | null },
   now: number,
-) => insertRow(tx, 'group_members', { ...m, joined_at: now });
+): Promise<void> => {
+  await tx
+    .insertInto('group_members')
+    .values((eb) => ({
+      ...m,
+      joined_at: now,
+      is_bot: eb.selectFrom('users').select('users.is_bot').where('users.user_id', '=', m.user_id),
+    }))
+    .execute();
+};
 
 export async function setRole(tx: Kysely<DB>, groupId: string, userId: string, role: GroupRole): Promise<void> {
   await tx
