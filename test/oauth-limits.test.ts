@@ -1,6 +1,6 @@
 // Budgets of the login flow's writes (src/modules/oauth/limits.ts): one login's code exchanges and
-// refreshes (30, then one a minute), one app's (RATE_LIMIT_TOKEN_APP_PER_S, ten seconds' worth at
-// once) and one user's Allows on the authorize page (10, then one every 10 s). Refused, a token
+// refreshes (300, then one every 10 s), one app's (RATE_LIMIT_TOKEN_APP_PER_S, ten seconds' worth at
+// once) and one user's Allows on the authorize page (100, then one every 5 s). Refused, a token
 // endpoint answers the login envelope with 429; the authorize page a 429 page; both with
 // Retry-After and the RateLimit fields. Time moves with the FakeClock; nothing sleeps.
 import assert from 'node:assert/strict';
@@ -71,20 +71,20 @@ function assertLimited(a: Answer, headers: unknown[]): void {
   assert.deepEqual(limitHeaders(a), headers);
 }
 
-const LOGIN_EMPTY = ['60', '"login";q=30;w=1800', '"login";r=0;t=60'];
+const LOGIN_EMPTY = ['10', '"login";q=300;w=3000', '"login";r=0;t=10'];
 
 await describeStoresOnFakeClock(
   'login-flow budgets: one login, one user',
   (t, clock) => {
     const c = tokenClient(t);
 
-    it('one login looping refresh: 30 grants, then 429 on both refresh paths and the exchange; others unaffected; refills', async () => {
+    it('one login looping refresh: 300 grants, then 429 on both refresh paths and the exchange; others unaffected; refills', async () => {
       const [owner, alice, bob] = (await createUsers(t().app, 3)) as [TestUser, TestUser, TestUser];
       const app = await createApp(t().app, owner.user_id);
       const other = await createApp(t().app, owner.user_id);
       let refresh = refreshOf(await c.exchange(app, alice, await c.code(app, alice)));
-      // The exchange took the first of 30; the refreshes alternate between the two paths of the grant.
-      for (let i = 1; i < 30; i++) refresh = refreshOf(await c.refresh(app, alice, refresh, i % 2 === 0));
+      // The exchange took the first of 300; the refreshes alternate between the two paths of the grant.
+      for (let i = 1; i < 300; i++) refresh = refreshOf(await c.refresh(app, alice, refresh, i % 2 === 0));
       assertLimited(await c.refresh(app, alice, refresh), LOGIN_EMPTY);
       assertLimited(await c.refresh(app, alice, refresh, true), LOGIN_EMPTY);
       const code = await c.code(app, alice);
@@ -94,13 +94,14 @@ await describeStoresOnFakeClock(
       refreshOf(await c.refresh(app, bob, refreshOf(await c.exchange(app, bob, await c.code(app, bob)))));
       refreshOf(await c.refresh(other, alice, refreshOf(await c.exchange(other, alice, await c.code(other, alice)))));
 
-      clock.advance(59_500);
-      assertLimited(await c.refresh(app, alice, refresh), ['1', '"login";q=30;w=1800', '"login";r=0;t=1']);
+      clock.advance(9_500);
+      assertLimited(await c.refresh(app, alice, refresh), ['1', '"login";q=300;w=3000', '"login";r=0;t=1']);
       clock.advance(1_500);
       // The refused refreshes spent nothing: the same token rotates now, and the budget is empty again.
+      // (11 s refilled 1.1 grants: a tenth is left, so the next is 9 s away.)
       refresh = refreshOf(await c.refresh(app, alice, refresh));
-      assertLimited(await c.exchange(app, alice, code), LOGIN_EMPTY);
-      clock.advance(60_000);
+      assertLimited(await c.exchange(app, alice, code), ['9', '"login";q=300;w=3000', '"login";r=0;t=9']);
+      clock.advance(9_000);
       refreshOf(await c.exchange(app, alice, code));
     });
 
@@ -164,28 +165,28 @@ const codesOf = async (t: TestApp, userId: string): Promise<number> => {
 await describeStoresOnFakeClock(
   'authorize Allow budget',
   (t, clock) => {
-    it('one user pressing Allow: 10, then a 429 page that adds no code; Cancel and other users unaffected; refills', async () => {
+    it('one user pressing Allow: 100, then a 429 page that adds no code; Cancel and other users unaffected; refills', async () => {
       const [owner, alice, bob] = (await createUsers(t().app, 3)) as [TestUser, TestUser, TestUser];
       const app = await createApp(t().app, owner.user_id);
       const [aliceCookie, bobCookie] = [
         await createSessionCookie(t().app, alice.user_id),
         await createSessionCookie(t().app, bob.user_id),
       ];
-      for (let i = 0; i < 10; i++) assert.equal((await press(t(), app, aliceCookie)).statusCode, 302, `Allow #${i}`);
+      for (let i = 0; i < 100; i++) assert.equal((await press(t(), app, aliceCookie)).statusCode, 302, `Allow #${i}`);
       const refused = await press(t(), app, aliceCookie);
       assert.equal(refused.statusCode, 429);
       assert.match(String(refused.headers['content-type']), /^text\/html/);
       assert.equal(refused.headers.location, undefined);
-      assert.deepEqual(limitHeaders(refused), ['10', '"allow";q=10;w=100', '"allow";r=0;t=10']);
-      assert.ok(refused.body.includes('Too many authorizations in a short time. Try again in 10 s.'), refused.body);
-      assert.equal(await codesOf(t(), alice.user_id), 10, 'the refused Allow added no code');
+      assert.deepEqual(limitHeaders(refused), ['5', '"allow";q=100;w=500', '"allow";r=0;t=5']);
+      assert.ok(refused.body.includes('Too many authorizations in a short time. Try again in 5 s.'), refused.body);
+      assert.equal(await codesOf(t(), alice.user_id), 100, 'the refused Allow added no code');
 
       const cancel = await press(t(), app, aliceCookie, 'cancel');
       assert.equal(cancel.statusCode, 302);
       assert.equal(new URL(String(cancel.headers.location)).searchParams.get('error'), 'access_denied');
       assert.equal((await press(t(), app, bobCookie)).statusCode, 302, "another user's Allow");
 
-      clock.advance(9_000);
+      clock.advance(4_000);
       assert.equal((await press(t(), app, aliceCookie)).statusCode, 429);
       clock.advance(1_000);
       const allowed = await press(t(), app, aliceCookie);
@@ -199,12 +200,12 @@ await describeStoresOnFakeClock(
 await describeStoresOnFakeClock('login-flow budgets with RATE_LIMITS=off', (t) => {
   const c = tokenClient(t);
 
-  it('40 refreshes of one login and 15 Allows of one user all pass', async () => {
+  it('301 refreshes of one login and 101 Allows of one user all pass', async () => {
     const [owner, alice] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
     const app = await createApp(t().app, owner.user_id);
     let refresh = refreshOf(await c.exchange(app, alice, await c.code(app, alice)));
-    for (let i = 0; i < 40; i++) refresh = refreshOf(await c.refresh(app, alice, refresh));
+    for (let i = 0; i < 301; i++) refresh = refreshOf(await c.refresh(app, alice, refresh));
     const cookie = await createSessionCookie(t().app, alice.user_id);
-    for (let i = 0; i < 15; i++) assert.equal((await press(t(), app, cookie)).statusCode, 302, `Allow #${i}`);
+    for (let i = 0; i < 101; i++) assert.equal((await press(t(), app, cookie)).statusCode, 302, `Allow #${i}`);
   });
 });
