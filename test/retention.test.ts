@@ -301,7 +301,7 @@ await describeStoresOnFakeClock(
       assert.deepEqual(await refresh(tokens.at(-1) ?? ''), REFRESH_FAILED, 'the family was revoked');
     });
 
-    it('a family goes with its last refresh token; a code a refresh-token lifetime after it expired (-2010 until then)', async () => {
+    it('a family and its used code go with its last refresh token; an unused code a refresh-token lifetime after it expired (-2010 until then)', async () => {
       const used = await issueCode();
       const unused = await issueCode();
       const start = clock.now();
@@ -311,14 +311,16 @@ await describeStoresOnFakeClock(
       assert.deepEqual(await grant(used.code, used.family), { code: 1, family: 1, tokens: hashes(last) });
       clock.advance(1);
       await sweep();
-      assert.deepEqual(await grant(used.code, used.family), { code: 1, family: 0, tokens: [] });
+      assert.deepEqual(await grant(used.code, used.family), { code: 0, family: 0, tokens: [] });
+      // Its reuse answers as before the sweep, and as an unknown code does: nothing is left to revoke.
+      assert.deepEqual(await exchange(used.code), CODE_INVALID);
+      assert.deepEqual(await exchange('no-such-code'), CODE_INVALID);
       clock.ms = start + CODE_TTL + REFRESH_TTL;
       await sweep();
       assert.deepEqual(await grant(unused.code, unused.family), { code: 1, family: 0, tokens: [] });
       assert.deepEqual(await exchange(unused.code), CODE_EXPIRED);
       clock.advance(1);
       await sweep();
-      assert.deepEqual(await grant(used.code, used.family), { code: 0, family: 0, tokens: [] });
       assert.deepEqual(await grant(unused.code, unused.family), { code: 0, family: 0, tokens: [] });
       // The one answer a deletion changes, a refresh-token lifetime after the code stopped working.
       assert.deepEqual(await exchange(unused.code), CODE_INVALID);

@@ -14,6 +14,7 @@ import { editOrderMigration } from './migrations/0009_edit_order.js';
 import { deliveryLeaseMigration } from './migrations/0010_delivery_lease.js';
 import { grantRetentionMigration } from './migrations/0011_grant_retention.js';
 import { groupMemberBotsMigration } from './migrations/0012_group_member_bots.js';
+import { familyExpiryMigration } from './migrations/0013_family_expiry.js';
 import type { DB } from './types.js';
 
 /** The schema's migrations, in order. */
@@ -31,6 +32,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0010_delivery_lease': deliveryLeaseMigration(),
     '0011_grant_retention': grantRetentionMigration(),
     '0012_group_member_bots': groupMemberBotsMigration(),
+    '0013_family_expiry': familyExpiryMigration(),
   };
 }
 

@@ -59,14 +59,12 @@ export const countOf = async <T extends keyof DB>(query: SelectQueryBuilder<DB, 
 export const forIds = <R>(ids: readonly string[], read: (distinct: string[]) => Promise<R[]>): Promise<R[]> =>
   ids.length === 0 ? Promise.resolve([]) : read([...new Set(ids)]);
 
-/** Rows one statement of deleteOlder removes at most. */
+/** Rows one statement of deleteBatched removes at most. */
 const DELETE_BATCH = 1_000;
 
 /**
  * Deletes the rows whose `column` is below `bound` (or at it, `inclusive`) and that match `where`
- * (if given; unqualified columns are the table's), a thousand at a time with a turn of the event
- * loop between: a backlog of a million rows in one statement held the process (SQLite runs on its
- * thread) for a second and a half. `key` identifies a row. Returns how many went.
+ * (if given; unqualified columns are the table's), as deleteBatched does. Returns how many went.
  */
 export async function deleteOlder<T extends keyof DB>(
   q: Kysely<DB>,
@@ -76,15 +74,31 @@ export async function deleteOlder<T extends keyof DB>(
   bound: number,
   options: { inclusive?: boolean; where?: Expression<SqlBool> } = {},
 ): Promise<number> {
-  const keys = sql.join(key.map((k) => sql.ref(k)));
   const below = options.inclusive === true ? sql`<=` : sql`<`;
   const also = options.where === undefined ? sql`` : sql` and ${options.where}`;
+  return deleteBatched(q, table, key, sql`${sql.ref(column)} ${below} ${bound}${also}`, options.where);
+}
+
+/**
+ * Deletes the rows that match `found`, a thousand at a time with a turn of the event loop between:
+ * a backlog of a million rows in one statement held the process (SQLite runs on its thread) for a
+ * second and a half. `key` identifies a row; `recheck`, if given, is asked again of the row deleted:
+ * PostgreSQL rechecks only the outer conditions against a row another transaction changed since the
+ * subquery read it (a lease taken meanwhile). Returns how many went.
+ */
+export async function deleteBatched<T extends keyof DB>(
+  q: Kysely<DB>,
+  table: T,
+  key: readonly Column<T>[],
+  found: Expression<SqlBool>,
+  recheck?: Expression<SqlBool>,
+): Promise<number> {
+  const keys = sql.join(key.map((k) => sql.ref(k)));
+  const also = recheck === undefined ? sql`` : sql` and ${recheck}`;
   let deleted = 0;
   for (;;) {
-    // `where` again on the row deleted: PostgreSQL rechecks only the outer conditions against a
-    // row another transaction changed since the subquery read it (a lease taken meanwhile).
     const r = await sql`delete from ${sql.table(table)} where (${keys}) in (select ${keys} from ${sql.table(table)}
-      where ${sql.ref(column)} ${below} ${bound}${also} limit ${DELETE_BATCH})${also}`.execute(q);
+      where ${found} limit ${DELETE_BATCH})${also}`.execute(q);
     const n = Number(r.numAffectedRows ?? 0);
     deleted += n;
     if (n < DELETE_BATCH) return deleted;

@@ -324,6 +324,8 @@ export interface TokenFamiliesTable {
   scope: string;
   revoked_at: number | null;
   created_at: number;
+  /** The latest expiry of a refresh token issued in it (0013): the sweep's bound. */
+  expires_at: number;
 }
 
 export interface RefreshTokensTable {

@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { Config } from '../../config.js';
-import { deleteOlder, insertNew, insertRow } from '../../db/rows.js';
+import { deleteBatched, deleteOlder, insertNew, insertRow } from '../../db/rows.js';
 import type { DB, OauthCodesTable } from '../../db/types.js';
 
 /** Sets the row's `stamp` column to `now` unless it is set already; false when it was (another use came first). */
@@ -31,7 +31,8 @@ export async function insertFamily(
   f: { family_id: string; app_id: string; user_id: string; scope: string },
   now: number,
 ): Promise<void> {
-  await insertNew(tx, 'token_families', { ...f, revoked_at: null, created_at: now }, ['family_id']);
+  // Nothing issued in it yet: issueRefresh, in the same transaction, moves expires_at to its token's.
+  await insertNew(tx, 'token_families', { ...f, revoked_at: null, created_at: now, expires_at: now }, ['family_id']);
 }
 
 export const findFamily = (tx: Kysely<DB>, familyId: string) =>
@@ -41,11 +42,23 @@ export async function revokeFamily(tx: Kysely<DB>, familyId: string, now: number
   await stampOnce(tx, 'token_families', ['family_id', familyId], 'revoked_at', now);
 }
 
-export const insertRefresh = (
+/**
+ * Stores a refresh token and moves its family's expiry to the token's: the family's expires_at is
+ * the latest expiry of anything issued in it, the bound the retention sweep reads families by.
+ */
+export async function issueRefresh(
   tx: Kysely<DB>,
   r: { token_hash: string; family_id: string; expires_at: number },
   now: number,
-) => insertRow(tx, 'refresh_tokens', { ...r, used_at: null, created_at: now });
+): Promise<void> {
+  await insertRow(tx, 'refresh_tokens', { ...r, used_at: null, created_at: now });
+  await tx
+    .updateTable('token_families')
+    .set({ expires_at: r.expires_at })
+    .where('family_id', '=', r.family_id)
+    .where('expires_at', '<', r.expires_at)
+    .execute();
+}
 
 export const findRefresh = (tx: Kysely<DB>, tokenHash: string) =>
   tx.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
@@ -54,23 +67,25 @@ export const findRefresh = (tx: Kysely<DB>, tokenHash: string) =>
 export const useRefresh = (tx: Kysely<DB>, tokenHash: string, now: number) =>
   stampOnce(tx, 'refresh_tokens', ['token_hash', tokenHash], 'used_at', now);
 
-/** No row of `table` has the family of the `deleted` table's row. */
-const noneOfFamilyIn = (table: 'refresh_tokens' | 'token_families', deleted: 'token_families' | 'oauth_codes') =>
-  sql<SqlBool>`not exists (select 1 from ${sql.table(table)}
-    where ${sql.ref(`${table}.family_id`)} = ${sql.ref(`${deleted}.family_id`)})`;
+/** The family has no refresh token left. */
+const tokenless = sql<SqlBool>`not exists (select 1 from refresh_tokens
+  where refresh_tokens.family_id = token_families.family_id)`;
 
 /**
- * The retention sweep's deletes, each keeping a row until it can no longer change an answer:
+ * The retention sweep's deletes, each keeping a row until it can no longer change an answer, and
+ * each reading only the rows it deletes (through 0011's and 0013's indexes):
  * - a refresh token once expired: refresh answers -2012 for an expired token as for an unknown one,
  *   and reuse of an expired one revokes nothing (the expiry is checked first). It stays while the
  *   access token issued beside it may live (an ACCESS_TOKEN_TTL_S longer than REFRESH_TOKEN_TTL_S),
  *   since its family goes with the last token and a live access token needs its family;
- * - a family with no token left: none of its access tokens is live (each outlived by its refresh
- *   token's row), so it only answers a revoke, which answers alike without it;
- * - a code once its family is gone (a reused code revokes the family: nothing left to revoke) and
- *   a refresh-token lifetime after it expired: until then an unused one still answers -2010 rather
- *   than the -2011 of an unknown code.
- * In that order: a family goes in the sweep that deletes its last token.
+ * - a family at the same bound on its expires_at (its latest token's expiry): then no token of it
+ *   is left and none of its access tokens is live (each outlived by its refresh token's row), so it
+ *   only answers a revoke, which answers alike without it;
+ * - a used code with its family: its reuse then answers -2011 (nothing left to revoke), as an
+ *   unknown code does;
+ * - an unused code (it has no family) a refresh-token lifetime after it expired: until then it
+ *   still answers -2010 rather than the -2011 of an unknown code.
+ * Codes before their family, so that none outlives it.
  */
 export async function expireOAuthGrants(
   q: Kysely<DB>,
@@ -78,15 +93,19 @@ export async function expireOAuthGrants(
   config: Pick<Config, 'accessTokenTtlS' | 'refreshTokenTtlS'>,
 ): Promise<void> {
   const refreshMs = config.refreshTokenTtlS * 1000;
-  const accessMs = config.accessTokenTtlS * 1000;
-  await deleteOlder(q, 'refresh_tokens', ['token_hash'], 'expires_at', now - Math.max(0, accessMs - refreshMs), {
+  const tokenBound = now - Math.max(0, config.accessTokenTtlS * 1000 - refreshMs);
+  await deleteOlder(q, 'refresh_tokens', ['token_hash'], 'expires_at', tokenBound, { inclusive: true });
+  // `tokenless` too: a token whose expiry its family's did not follow (a row written by hand) keeps it.
+  await deleteBatched(
+    q,
+    'oauth_codes',
+    ['code_hash'],
+    sql<SqlBool>`family_id in (select family_id from token_families
+      where ${sql.ref('token_families.expires_at')} <= ${tokenBound} and ${tokenless})`,
+  );
+  await deleteOlder(q, 'token_families', ['family_id'], 'expires_at', tokenBound, {
     inclusive: true,
+    where: tokenless,
   });
-  await deleteOlder(q, 'token_families', ['family_id'], 'created_at', now - Math.max(refreshMs, accessMs), {
-    inclusive: true,
-    where: noneOfFamilyIn('refresh_tokens', 'token_families'),
-  });
-  await deleteOlder(q, 'oauth_codes', ['code_hash'], 'expires_at', now - refreshMs, {
-    where: noneOfFamilyIn('token_families', 'oauth_codes'),
-  });
+  await deleteOlder(q, 'oauth_codes', ['code_hash'], 'expires_at', now - refreshMs, { where: sql`used_at is null` });
 }

@@ -119,7 +119,7 @@ export class OAuthService {
    */
   private async insertRefresh(tx: Kysely<DB>, familyId: string, now: number): Promise<string> {
     const refresh = newSecretToken();
-    await repo.insertRefresh(
+    await repo.issueRefresh(
       tx,
       { token_hash: sha256Hex(refresh), family_id: familyId, expires_at: now + this.config.refreshTokenTtlS * 1000 },
       now,
