@@ -7,12 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { openDb } from '../src/db/connect.js';
 import { migrate, migrations } from '../src/db/migrate.js';
 import type { DB } from '../src/db/types.js';
 import * as repo from '../src/modules/oauth/repo.js';
 import { dropSchema } from './helpers/app.js';
+import { withPlannedStore } from './helpers/query-plans.js';
 import { PG_URL, storesUnderTest } from './helpers/stores.js';
 
 const DAY = 24 * 3600 * 1000;
@@ -54,16 +55,7 @@ const ids = async (k: Kysely<DB>, table: 'token_families' | 'oauth_codes') =>
 
 await describe('the grant sweep reads families by their expiry [sqlite]', () => {
   it('keeps a 30-day-old login that refreshes, through indexes bounded by expiry, never scanning a table', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'op-0013-plan-'));
-    const db = await openDb(`sqlite:${join(dir, 'platform.db')}`);
-    try {
-      await migrate(db);
-      if (db.native.dialect !== 'sqlite') throw new Error('a SQLite store');
-      const run: CompiledQuery[] = [];
-      const k = new Kysely<DB>({
-        dialect: new SqliteDialect({ database: db.native.writer }),
-        log: (e) => void run.push(e.query),
-      });
+    await withPlannedStore('0013-plan', async ({ k, run, plan: planOf }) => {
       await login(k, 'live', NOW - 30 * DAY, [NOW - 20 * DAY, NOW - 10 * DAY, NOW - DAY]);
       await login(k, 'ended', NOW - 30 * DAY);
       for (const [id, at] of [
@@ -79,14 +71,7 @@ await describe('the grant sweep reads families by their expiry [sqlite]', () => 
       assert.deepEqual(await ids(k, 'oauth_codes'), ['code-live', 'unused-new']);
       const deletes = run.filter((q) => q.sql.startsWith('delete'));
       assert.equal(deletes.length, 4);
-      const plans = await Promise.all(
-        deletes.map(async (q) => {
-          const plan = await db.k.executeQuery<{ detail: string }>(
-            CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]),
-          );
-          return plan.rows.map((r) => r.detail).join('\n');
-        }),
-      );
+      const plans = await Promise.all(deletes.map(async (q) => (await planOf(q)).join('\n')));
       for (const plan of plans) assert.doesNotMatch(plan, /\bSCAN (token_families|oauth_codes|refresh_tokens)\b/, plan);
       const [, codes, families, unused] = plans;
       assert.match(
@@ -99,10 +84,7 @@ await describe('the grant sweep reads families by their expiry [sqlite]', () => 
         unused ?? '',
         /SEARCH oauth_codes USING (COVERING )?INDEX oauth_codes_unused_expires \(expires_at<\?\)/,
       );
-    } finally {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

@@ -7,13 +7,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { CompiledQuery, Kysely, SqliteDialect, sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
 import { openDb } from '../src/db/connect.js';
 import { migrate, migrations } from '../src/db/migrate.js';
 import type { DB } from '../src/db/types.js';
 import { botsInGroup, botsInGroups } from '../src/modules/delivery/repo.js';
 import { dropSchema, startTestApp } from './helpers/app.js';
 import { say } from './helpers/delivery.js';
+import { withPlannedStore } from './helpers/query-plans.js';
 import { PG_URL, storesUnderTest } from './helpers/stores.js';
 
 const GROUP = 'g1';
@@ -92,33 +93,17 @@ for (const store of await storesUnderTest()) {
 
 await describe('the fan-out reads a group’s bots through the partial index [sqlite]', () => {
   it('botsInGroup and botsInGroups search group_members_bots, not every member of the group', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'op-0012-plan-'));
-    const db = await openDb(`sqlite:${join(dir, 'platform.db')}`);
-    try {
-      await migrate(db);
-      if (db.native.dialect !== 'sqlite') throw new Error('a SQLite store');
-      const run: CompiledQuery[] = [];
-      // The queries as the repository builds and sends them, captured to be explained.
-      const k = new Kysely<DB>({
-        dialect: new SqliteDialect({ database: db.native.writer }),
-        log: (e) => void run.push(e.query),
-      });
+    await withPlannedStore('0012-plan', async ({ k, run, plan }) => {
       await botsInGroup(k, GROUP);
       await botsInGroups({ tx: k, dialect: 'sqlite', now: 0, touch: () => undefined }, [GROUP]);
       assert.equal(run.length, 2);
       for (const q of run) {
-        const plan = await db.k.executeQuery<{ detail: string }>(
-          CompiledQuery.raw(`explain query plan ${q.sql}`, [...q.parameters]),
-        );
-        const details = plan.rows.map((r) => r.detail);
+        const details = await plan(q);
         assert.ok(
           details.some((d) => d.includes('SEARCH group_members USING COVERING INDEX group_members_bots')),
           `${q.sql}\n${details.join('\n')}`,
         );
       }
-    } finally {
-      await db.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
