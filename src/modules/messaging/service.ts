@@ -12,7 +12,7 @@ import { TtlCache } from '../../lib/ttl-lru.js';
 import { AppError, Errors } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { newId } from '../../lib/ids.js';
-import { policyOf, rateLimitedError, type Claim, type RateLimiter } from '../../lib/rate-limit.js';
+import { takeOrRefuse, type Claim, type RateLimiter } from '../../lib/rate-limit.js';
 import type { Credential } from '../auth/index.js';
 import { permissionsOf, privateAllowed } from '../bots/index.js';
 import { findUser, type UserReads, usersExist } from '../users/index.js';
@@ -166,8 +166,7 @@ export class MessagingService {
     return () =>
       (taken ??= (async () => {
         if (!this.config.rateLimits) return;
-        const take = await this.limiter.take(claims, this.clock.now());
-        if (!take.ok) throw rateLimitedError(take, policyOf(take.claim));
+        await takeOrRefuse(this.limiter, claims, this.clock.now());
       })());
   }
 
