@@ -629,6 +629,8 @@ await describeStores('client libraries: groups by id and share link, users by wa
     for (const path of ['/openapi/user/info', '/openapi/authorize/userinfo']) {
       assert.deepEqual(await data(path, { user_id: '', address: b.wallet_address, chain_id: 1 }, 1), view, path);
       assert.deepEqual(await data(path, { user_id: b.user_id, address: '' }, 1), view, path);
+      // chain_id has a default (1): left empty, it is that default, as when it is left out.
+      assert.deepEqual(await data(path, { address: b.wallet_address, chain_id: '' }, 1), view, path);
     }
     const bsc = wallet();
     await applyEvents(t().app, [

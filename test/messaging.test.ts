@@ -347,7 +347,10 @@ await describeStoresOnFakeClock('messaging: /openapi/ send endpoints', (t, clock
       [`x {"uitag":"a","text":"x"`, 'tag 1: malformed JSON'],
       [tag({ uitag: 'font', text: 'x', bold: 'yes' }), 'tag 1 (font): bold must be "true" or "false"'],
       [tag({ uitag: 'font', text: 'x', italic: true }), 'tag 1 (font): italic must be "true" or "false"'],
-      [tag({ uitag: 'font', text: 'x', color: 'red' }), 'tag 1 (font): color must be #RRGGBB or #RGB'],
+      [
+        tag({ uitag: 'font', text: 'x', color: 'red' }),
+        'tag 1 (font): color must be RRGGBB or RGB in hex, with or without #',
+      ],
       [
         tag({ uitag: 'a', text: 'x', href: 'https://docs.example/', target: '_blank' }),
         'tag 1 (a): unknown field "target"',

@@ -78,6 +78,8 @@ await describeStores('read API', (t) => {
       uid: x.user_id,
     });
     assert.deepEqual(await data('/openapi/user/followers', {}, 1), [view(d), view(c), view(b)]);
+    // Left empty (as some SDKs send an unset field), each has its default, as when left out.
+    assert.deepEqual(await data('/openapi/user/followers', { page: '', size: '' }, 1), [view(d), view(c), view(b)]);
     assert.deepEqual(await data('/openapi/user/followers', { page: 1, size: 2 }, 1), [view(d), view(c)]);
     assert.deepEqual(await data('/openapi/user/followers', { page: 2, size: 2 }, 1), [view(b)]);
     assert.deepEqual(await data('/openapi/user/followers', { page: 3, size: 2 }, 1), []);

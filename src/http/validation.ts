@@ -35,14 +35,27 @@ const notInteger = (path: string) => ({
 interface IntegerSlot {
   path: string;
   read: (data: unknown) => unknown;
+  /** Removes an empty text where the property has a default: `chain_id=` is chain 1, as an absent one is. */
+  unsetBlank: (data: unknown) => void;
 }
 
+const keepAll = (): void => undefined;
+
 function integerSlots(schema: unknown): IntegerSlot[] {
-  if (isIntegerSchema(schema)) return [{ path: '', read: (data) => data }];
+  if (isIntegerSchema(schema)) return [{ path: '', read: (data) => data, unsetBlank: keepAll }];
   const properties = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
   return Object.entries(properties)
     .filter(([, s]) => isIntegerSchema(s))
-    .map(([key]) => ({ path: `/${key}`, read: (data) => (isRecord(data) ? data[key] : undefined) }));
+    .map(([key, s]) => ({
+      path: `/${key}`,
+      read: (data) => (isRecord(data) ? data[key] : undefined),
+      unsetBlank:
+        isRecord(s) && 'default' in s
+          ? (data) => {
+              if (isRecord(data) && data[key] === '') Reflect.deleteProperty(data, key);
+            }
+          : keepAll,
+    }));
 }
 
 /** Runs `compiled` after refusing, in `slots`, an integer given as text of another spelling. */
@@ -54,7 +67,8 @@ function digitsFirst<T>(compiled: ValidateFunction<T>, slots: IntegerSlot[]): Va
     schemaEnv: compiled.schemaEnv,
   };
   const validate = Object.assign(function check(data: unknown, context?: DataValidationCxt): data is T {
-    for (const { path, read } of slots) {
+    for (const { path, read, unsetBlank } of slots) {
+      unsetBlank(data);
       const value = read(data);
       // A repeated query parameter arrives as an array of texts: each is held to it.
       const texts = (Array.isArray(value) ? value : [value]).filter((v) => typeof v === 'string');
@@ -73,7 +87,8 @@ function digitsFirst<T>(compiled: ValidateFunction<T>, slots: IntegerSlot[]): Va
 /**
  * Compiles `schema` with coercion. An integer given as text (the schema itself, or one of its
  * top-level properties) must be decimal digits, unless `integerText` is 'any-number': Telegram's
- * own server reads `timeout=10.0` as 10, and its clients may send that.
+ * own server reads `timeout=10.0` as 10, and its clients may send that. With digits, an empty text
+ * where the property has a default is that default (`chain_id=`, as SDKs send an unset field).
  */
 function compileText<T>(schema: object, integerText: 'digits' | 'any-number' = 'digits'): ValidateFunction<T> {
   const compiled = coercing.compile<T>(schema);

@@ -235,13 +235,17 @@ describe('font', () => {
     assert.equal(color('#a1b2c3'), '#A1B2C3');
     assert.equal(color('#f0a'), '#FF00AA');
     assert.equal(color('#ABC'), '#AABBCC');
+    // seed-api.md: "RGB hex string"; the # is usual, not required.
+    assert.equal(color('FF0000'), '#FF0000');
+    assert.equal(color('a1b2c3'), '#A1B2C3');
+    assert.equal(color('f0a'), '#FF00AA');
   });
 
   it('refuses other colour forms', () => {
-    for (const c of ['red', 'FF0000', '#FF00', '#GGGGGG', '#FF0000FF', '', 'rgb(1,2,3)', ' #fff']) {
+    for (const c of ['red', 'FF00', '#FF00', '#GGGGGG', '#FF0000FF', '##FFF', '', 'rgb(1,2,3)', ' #fff', '0xFF0000']) {
       assert.equal(
         error(tag({ uitag: 'font', text: 'x', color: c })),
-        'tag 1 (font): color must be #RRGGBB or #RGB',
+        'tag 1 (font): color must be RRGGBB or RGB in hex, with or without #',
         c,
       );
     }

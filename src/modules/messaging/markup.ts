@@ -55,7 +55,9 @@ const FIELDS = {
   img: new Set(['uitag', 'src', 'position', 'href', 'height', 'width']),
 };
 const HTTPS = /^https:\/\//i;
-const COLOR = /^#(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
+const COLOR_RULE = 'color must be RRGGBB or RGB in hex, with or without #';
+// seed-api.md has color as an "RGB hex string": the leading # is usual, not required.
+const COLOR = /^#?(?:[0-9a-f]{3}|[0-9a-f]{6})$/i;
 // Number grammar without Infinity/hex, so "100px" or "auto" count as non-numeric. Exponents are
 // accepted because `${n}%` renders tiny percentages as e.g. "1e-7%", which must re-parse.
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?$/i;
@@ -105,7 +107,7 @@ export function parseMarkup(content: string, { checkText = false }: { checkText?
 /** A link or image address the markup accepts: https:// and a valid URL. */
 export const isHttpsUrl = (value: string): boolean => HTTPS.test(value) && URL.canParse(value);
 
-/** A colour the font tag accepts: #RGB or #RRGGBB. */
+/** A colour the font tag accepts: RGB or RRGGBB in hex, with or without a leading #. */
 export const isColor = (value: string): boolean => COLOR.test(value);
 
 /**
@@ -241,7 +243,7 @@ function tag(obj: Fields, index: number, checkText: boolean): Segment {
       const bold = flag('bold');
       const italic = flag('italic');
       const color = str('color', false);
-      if (color !== undefined && !COLOR.test(color)) fail('color must be #RRGGBB or #RGB');
+      if (color !== undefined && !COLOR.test(color)) fail(COLOR_RULE);
       return { kind: 'font', text: t, bold, italic, color: color === undefined ? null : normalizeColor(color) };
     }
     case 'img': {
@@ -277,7 +279,8 @@ function nonNegative(n: number): number | null {
 
 function normalizeColor(c: string): string {
   // Only reached for validated ASCII hex, so per-character replacement is safe.
-  const hex = c.length === 4 ? c.slice(1).replace(/./g, '$&$&') : c.slice(1);
+  const digits = c.startsWith('#') ? c.slice(1) : c;
+  const hex = digits.length === 3 ? digits.replace(/./g, '$&$&') : digits;
   return `#${hex.toUpperCase()}`;
 }
 
