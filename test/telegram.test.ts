@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { it } from 'node:test';
 import { Bot, GrammyError } from 'grammy';
 import type { LanguageCode } from 'grammy/types';
-import { adminHeaders, describeStores } from './helpers/app.js';
+import { adminHeaders, describeStores, outboxRows } from './helpers/app.js';
 import { applyEvents, createUsers, uid, type BotCreds, type TestUser } from './helpers/factories.js';
 import { newBot, nextWait, say } from './helpers/delivery.js';
 import * as telegram from '../src/modules/telegram/repo.js';
@@ -417,6 +417,42 @@ await describeStores('Telegram bot API through grammY', (t) => {
     assert.deepEqual(await raw.json(), { ok: false, error_code: 404, description: 'Not Found' });
     const lower = await fetch(`${apiRoot}/bot${token}/getme`);
     assert.equal(lower.status, 200, 'method names are case-insensitive');
+  });
+
+  it('text of only whitespace is "message text is empty", as Telegram answers empty text; nothing is sent or edited', async () => {
+    const gid = await groupNumber();
+    const aliceId = await number(alice.user_id);
+    const kept = await bot.api.sendMessage(gid, 'kept as it is');
+    const before = await outboxRows(t());
+    const empty = [400, 'Bad Request: message text is empty'];
+    // Empty text was already refused so (the schema's minLength); whitespace alone is the same to Telegram.
+    for (const text of ['', '   ', '\n\t', ' \r\n ']) {
+      const what = JSON.stringify(text);
+      let e = await failure(bot.api.sendMessage(aliceId, text));
+      assert.deepEqual([e.error_code, e.description], empty, `sendMessage ${what}`);
+      e = await failure(bot.api.sendMessage(gid, text, { parse_mode: 'HTML' }));
+      assert.deepEqual([e.error_code, e.description], empty, `sendMessage HTML ${what}`);
+      e = await failure(bot.api.editMessageText(gid, kept.message_id, text));
+      assert.deepEqual([e.error_code, e.description], empty, `editMessageText ${what}`);
+    }
+    // The same as a form, as other libraries send it.
+    const form = await fetch(`${apiRoot}/bot${token}/sendMessage`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ chat_id: String(aliceId), text: '\t \t' }).toString(),
+    });
+    assert.equal(form.status, 400);
+    assert.deepEqual(await form.json(), {
+      ok: false,
+      error_code: 400,
+      description: 'Bad Request: message text is empty',
+    });
+    assert.equal(await outboxRows(t()), before, 'nothing sent');
+    // The message keeps its text: an edit to it changes nothing.
+    const same = await failure(bot.api.editMessageText(gid, kept.message_id, 'kept as it is'));
+    assert.ok(same.description.startsWith('Bad Request: message is not modified'), same.description);
+    // Whitespace around text is no refusal.
+    assert.equal(typeof (await bot.api.sendMessage(aliceId, ' x\n')).message_id, 'number');
   });
 
   it('409 when a second poller starts', async () => {

@@ -118,6 +118,15 @@ function contentOf(
   return rich === undefined ? botContent('text', text, keyboard) : botContent('richtext', rich, keyboard);
 }
 
+/**
+ * A message's text as Telegram takes it: text of only whitespace is empty, as "" is (the schema's
+ * minLength). Captions are not held to it: Telegram sends a photo with a blank caption.
+ */
+function messageText(text: string): string {
+  if (text.trim() === '') throw badRequest('message text is empty');
+  return text;
+}
+
 async function send(call: MethodCall, chat: ChatRef, content: Content) {
   const sent = await call.s.messaging.send(call.credential, {
     ...content,
@@ -229,8 +238,10 @@ export const messageMethods = [
     params: SendMessageParams,
     result: MessageSchema,
     run: async (call, p) => {
+      // Telegram reads the text before it looks for the chat.
+      const text = messageText(p.text);
       const chat = await resolveChat(call.s, p.chat_id);
-      return send(call, chat, contentOf(p.text, p, keyboardOf(p.reply_markup)));
+      return send(call, chat, contentOf(text, p, keyboardOf(p.reply_markup)));
     },
   }),
   method({
@@ -263,10 +274,11 @@ export const messageMethods = [
     }),
     result: MessageSchema,
     run: async (call, p) => {
+      const text = messageText(p.text);
       const { chat, messageId } = await target(call, p);
       const keyboard = keyboardOf(p.reply_markup);
       const edited = await editing(call, chat, messageId, () =>
-        call.s.messaging.edit(call.credential, chat, messageId, contentOf(p.text, p, keyboard), {
+        call.s.messaging.edit(call.credential, chat, messageId, contentOf(text, p, keyboard), {
           refuseUnchanged: true,
         }),
       );
