@@ -455,6 +455,73 @@ await describeStores('Telegram bot API through grammY', (t) => {
     assert.equal(typeof (await bot.api.sendMessage(aliceId, ' x\n')).message_id, 'number');
   });
 
+  it('an empty chat_id is "chat_id is empty" on every method that takes one, as a missing one is; an empty user_id is "invalid user_id specified"', async () => {
+    const gid = await groupNumber();
+    const aliceId = await number(alice.user_id);
+    const kept = await bot.api.sendMessage(gid, 'to edit');
+    const before = await outboxRows(t());
+    const calls: [string, Record<string, string>][] = [
+      ['sendMessage', { text: 'x' }],
+      ['sendPhoto', { photo: 'https://x.example/p.png', caption: 'x' }],
+      ['editMessageText', { message_id: String(kept.message_id), text: 'x' }],
+      ['editMessageReplyMarkup', { message_id: String(kept.message_id) }],
+      ['sendChatAction', { action: 'typing' }],
+      ['getChat', {}],
+      ['getChatMember', { user_id: String(aliceId) }],
+      ['getChatMemberCount', {}],
+      ['getChatAdministrators', {}],
+    ];
+    const chatIdIsEmpty = { ok: false, error_code: 400, description: 'Bad Request: chat_id is empty' };
+    // Every answer compared at once, so a failure shows each that differs.
+    const answers: unknown[] = [];
+    const expected: unknown[] = [];
+    const answer = async (what: string, r: Response) => {
+      answers.push({ what, status: r.status, body: await r.json() });
+      expected.push({ what, status: 400, body: chatIdIsEmpty });
+    };
+    for (const [method, params] of calls) {
+      const url = `${apiRoot}/bot${token}/${method}`;
+      const query = new URLSearchParams({ chat_id: '', ...params }).toString();
+      await answer(`${method} query`, await fetch(`${url}?${query}`));
+      await answer(
+        `${method} form`,
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: query,
+        }),
+      );
+      await answer(
+        `${method} json`,
+        await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ chat_id: '', ...params }),
+        }),
+      );
+      // Missing, as before.
+      await answer(`${method} missing`, await fetch(`${url}?${new URLSearchParams(params).toString()}`));
+    }
+    assert.deepEqual(answers, expected);
+    // Through grammY too.
+    let e = await failure(bot.api.sendMessage('', 'x'));
+    assert.deepEqual([e.error_code, e.description], [400, 'Bad Request: chat_id is empty']);
+    e = await failure(bot.api.getChat(''));
+    assert.deepEqual([e.error_code, e.description], [400, 'Bad Request: chat_id is empty']);
+
+    // Telegram's server reads an empty user_id as none: 0, not a user.
+    const invalidUser = [400, 'Bad Request: invalid user_id specified'];
+    e = await failure(bot.api.getChatMember(gid, '' as unknown as number));
+    assert.deepEqual([e.error_code, e.description], invalidUser, 'grammY');
+    const member = await fetch(`${apiRoot}/bot${token}/getChatMember?chat_id=${gid}&user_id=`);
+    assert.deepEqual(
+      [member.status, await member.json()],
+      [400, { ok: false, error_code: 400, description: 'Bad Request: invalid user_id specified' }],
+      'query',
+    );
+    assert.equal(await outboxRows(t()), before, 'nothing sent');
+  });
+
   it('409 when a second poller starts', async () => {
     const pending = await bot.api.getUpdates({ offset: -1 });
     const offset = (pending.at(-1)?.update_id ?? 0) + 1;

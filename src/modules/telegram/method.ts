@@ -38,8 +38,9 @@ const TELEGRAM_TEXTS: readonly {
   checks?: readonly string[];
   text: string;
 }[] = [
-  { field: 'chat_id', checks: ['required'], text: 'chat_id is empty' },
-  { field: 'user_id', checks: ['required'], text: 'invalid user_id specified' },
+  // Telegram's server reads an empty parameter as one not given (IdParam's minLength fails on "").
+  { field: 'chat_id', checks: ['required', 'minLength'], text: 'chat_id is empty' },
+  { field: 'user_id', checks: ['required', 'minLength'], text: 'invalid user_id specified' },
   {
     methods: ['sendMessage', 'editMessageText'],
     field: 'text',
