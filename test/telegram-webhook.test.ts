@@ -84,7 +84,8 @@ await describeStores(
         url: r.url,
         has_custom_certificate: false,
         pending_update_count: 0,
-        max_connections: 1,
+        // Telegram's default when setWebhook gives none.
+        max_connections: 40,
         allowed_updates: ['message'],
       });
       await say(t().app, { from: alice.user_id, to: creds.bot_user_id, text: 'over the hook' });
@@ -136,6 +137,67 @@ await describeStores(
       assert.deepEqual(r.headers, [], 'nothing posted');
       assert.equal((await bot.api.getWebhookInfo()).pending_update_count, 0);
       await bot.api.deleteWebhook();
+    });
+
+    it('max_connections is kept as Telegram keeps it (brought into 1 to 100, 40 when not given) and getWebhookInfo reports it; deleteWebhook clears it', async () => {
+      const bot = new Bot(token, { client: { apiRoot } });
+      const url = 'http://127.0.0.1:9/hook';
+      const reported = async () => (await bot.api.getWebhookInfo()).max_connections;
+      const stored = async () =>
+        (
+          await t()
+            .services.db.k.selectFrom('bots')
+            .select('webhook_max_connections')
+            .where('bot_user_id', '=', creds.bot_user_id)
+            .executeTakeFirstOrThrow()
+        ).webhook_max_connections;
+      // Every kind of Update, so that getWebhookInfo lists no allowed_updates below.
+      assert.equal(await bot.api.setWebhook(url, { allowed_updates: [] }), true);
+      const seen: [number | undefined, number | undefined][] = [];
+      for (const given of [7, 0, -3, 101, 100000, 1, 100, undefined]) {
+        assert.equal(await bot.api.setWebhook(url, given === undefined ? {} : { max_connections: given }), true);
+        seen.push([given, await reported()]);
+      }
+      assert.deepEqual(seen, [
+        [7, 7],
+        [0, 1],
+        [-3, 1],
+        [101, 100],
+        [100000, 100],
+        [1, 1],
+        [100, 100],
+        [undefined, 40],
+      ]);
+      // As a form (text), as other libraries send it.
+      const form = await fetch(`${apiRoot}/bot${token}/setWebhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ url, max_connections: '12' }).toString(),
+      });
+      assert.deepEqual([form.status, await form.json()], [200, { ok: true, result: true }]);
+      assert.deepEqual(await bot.api.getWebhookInfo(), {
+        url,
+        has_custom_certificate: false,
+        pending_update_count: 0,
+        max_connections: 12,
+      });
+      // The native getWebhookInfo keeps its 1: its setWebhook takes no maximum, deliveries go one at a time.
+      const native = result(await botCall(t().app, 'getWebhookInfo', creds.api_key)) as { max_connections: number };
+      assert.equal(native.max_connections, 1, 'native');
+      // Cleared with the webhook: none reported, none kept, and a webhook set again without one has 40.
+      assert.equal(await bot.api.deleteWebhook(), true);
+      assert.deepEqual(await bot.api.getWebhookInfo(), {
+        url: '',
+        has_custom_certificate: false,
+        pending_update_count: 0,
+      });
+      assert.equal(await stored(), null);
+      assert.equal(await bot.api.setWebhook(url, { max_connections: 5 }), true);
+      assert.equal(await bot.api.setWebhook('', {}), true, 'an empty url deletes the webhook too');
+      assert.equal(await stored(), null);
+      assert.equal(await bot.api.setWebhook(url), true);
+      assert.equal(await reported(), 40);
+      assert.equal(await bot.api.deleteWebhook(), true);
     });
 
     it('a method call answered as JSON, as a form or as multipart/form-data (aiogram) is performed', async () => {

@@ -197,6 +197,12 @@ export interface BotsTable {
   group_invite_policy: GroupInvitePolicy;
   webhook_url: string | null;
   webhook_key_enc: string | null;
+  /**
+   * The Telegram setWebhook's max_connections, brought into 1 to 100 (0014); null when not given
+   * there (the native setWebhook takes none). Reported by the Telegram getWebhookInfo only:
+   * deliveries go one at a time whatever it is.
+   */
+  webhook_max_connections: number | null;
   payload_format: PayloadFormat;
   /** Last Update id handed out for this bot; ids rise by one per bot. */
   last_update_id: number;

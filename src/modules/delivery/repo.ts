@@ -154,13 +154,14 @@ export async function deleteUpdates(tx: Kysely<DB>, botUserId: string, ids: read
 export async function setWebhook(
   tx: Kysely<DB>,
   botUserId: string,
-  w: { url: string; keyEnc: string; format: PayloadFormat },
+  w: { url: string; keyEnc: string; format: PayloadFormat; maxConnections: number | null },
 ): Promise<void> {
   await tx
     .updateTable('bots')
     .set({
       webhook_url: w.url,
       webhook_key_enc: w.keyEnc,
+      webhook_max_connections: w.maxConnections,
       payload_format: w.format,
       last_error_at: null,
       last_error_message: null,
@@ -186,7 +187,7 @@ export async function restartRetries(tx: Kysely<DB>, botUserId: string, now: num
 export async function clearWebhook(tx: Kysely<DB>, botUserId: string): Promise<void> {
   await tx
     .updateTable('bots')
-    .set({ webhook_url: null, webhook_key_enc: null })
+    .set({ webhook_url: null, webhook_key_enc: null, webhook_max_connections: null })
     .where('bot_user_id', '=', botUserId)
     .execute();
 }

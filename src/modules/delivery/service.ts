@@ -101,6 +101,8 @@ export interface WebhookSettings {
   secretToken?: string | undefined;
   payloadFormat?: PayloadFormat | undefined;
   dropPendingUpdates?: boolean | undefined;
+  /** The Telegram setWebhook's max_connections, in 1 to 100: kept and reported there; none natively. */
+  maxConnections?: number | undefined;
 }
 
 export class DeliveryService {
@@ -383,7 +385,12 @@ export class DeliveryService {
       bot.webhook_url === url.url && bot.webhook_key_enc !== null ? this.box.open(bot.webhook_key_enc) : undefined;
     const key = s.secretToken ?? kept ?? newWebhookKey();
     const format = s.payloadFormat ?? bot.payload_format;
-    await repo.setWebhook(w.tx, botId, { url: url.url, keyEnc: this.box.seal(key), format });
+    await repo.setWebhook(w.tx, botId, {
+      url: url.url,
+      keyEnc: this.box.seal(key),
+      format,
+      maxConnections: s.maxConnections ?? null,
+    });
     // Another receiver (or webhook mode after polling, when the URL was null) starts afresh.
     if (bot.webhook_url !== url.url) await repo.restartRetries(w.tx, botId, this.clock.now());
     if (s.dropPendingUpdates === true) await repo.dropPending(w.tx, botId);
@@ -405,18 +412,39 @@ export class DeliveryService {
     return true;
   }
 
+  /**
+   * The native getWebhookInfo. max_connections is 1: the native setWebhook takes no maximum, and
+   * deliveries go one at a time (a maximum set through the Telegram surface is reported there).
+   */
   async webhookInfo(botId: string) {
-    const bot = await findBot(this.db.k, botId);
-    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    const { bot, state } = await this.webhookState(botId);
     return {
-      url: bot.webhook_url ?? '',
-      pending_update_count: await repo.pendingCount(this.db.k, botId, this.notBefore()),
-      last_error_date: bot.last_error_at === null ? 0 : Math.floor(bot.last_error_at / 1000),
-      last_error_message: bot.last_error_message ?? '',
+      ...state,
       max_connections: 1,
       // Empty without a webhook, like url and the other fields.
       webhook_secret: bot.webhook_key_enc === null ? '' : webhookSecret(this.box.open(bot.webhook_key_enc)),
     };
+  }
+
+  /**
+   * The Telegram getWebhookInfo's part of it: max_connections is what the Telegram setWebhook kept
+   * (null: none given there). Deliveries still go one at a time, which is within any maximum.
+   */
+  async telegramWebhookInfo(botId: string) {
+    const { bot, state } = await this.webhookState(botId);
+    return { ...state, max_connections: bot.webhook_max_connections };
+  }
+
+  private async webhookState(botId: string) {
+    const bot = await findBot(this.db.k, botId);
+    if (bot === undefined) throw new AppError(Errors.unknownBot);
+    const state = {
+      url: bot.webhook_url ?? '',
+      pending_update_count: await repo.pendingCount(this.db.k, botId, this.notBefore()),
+      last_error_date: bot.last_error_at === null ? 0 : Math.floor(bot.last_error_at / 1000),
+      last_error_message: bot.last_error_message ?? '',
+    };
+    return { bot, state };
   }
 
   /**

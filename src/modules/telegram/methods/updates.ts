@@ -36,6 +36,9 @@ async function coreOffset(call: MethodCall, offset: number | undefined): Promise
 
 const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, n));
 
+/** Telegram's max_connections for a webhook set without one (here: also one set natively). */
+const DEFAULT_MAX_CONNECTIONS = 40;
+
 export const updateMethods = [
   method({
     name: 'getUpdates',
@@ -70,9 +73,13 @@ export const updateMethods = [
       secret_token: Type.Optional(Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$' })),
       drop_pending_updates: Type.Optional(Type.Boolean()),
       allowed_updates: AllowedUpdates,
-      // Telegram brings any integer into 1 to 100 rather than refusing it; deliveries here go one at
-      // a time (getWebhookInfo says 1), so the value is read and not used.
-      max_connections: Type.Optional(Type.Integer({ description: 'brought into 1 to 100; one connection is used' })),
+      // Telegram brings any integer into 1 to 100 rather than refusing it, and getWebhookInfo reports
+      // it. Kept and reported here too: deliveries go one at a time, which is within any maximum.
+      max_connections: Type.Optional(
+        Type.Integer({
+          description: 'brought into 1 to 100, 40 when not given; kept and reported (deliveries go one at a time)',
+        }),
+      ),
       ip_address: Type.Optional(Type.String()),
       certificate: Type.Optional(Type.Unknown()),
     }),
@@ -87,6 +94,7 @@ export const updateMethods = [
           secretToken: p.secret_token,
           payloadFormat: 'telegram',
           dropPendingUpdates: p.drop_pending_updates,
+          maxConnections: p.max_connections === undefined ? undefined : clamp(p.max_connections, 1, 100),
         });
         if (p.allowed_updates !== undefined) await keepAllowedUpdates(w.tx, call, p.allowed_updates);
       });
@@ -114,7 +122,7 @@ export const updateMethods = [
       allowed_updates: Type.Optional(Type.Array(Type.String())),
     }),
     run: async (call) => {
-      const info = await call.s.delivery.webhookInfo(call.botId);
+      const info = await call.s.delivery.telegramWebhookInfo(call.botId);
       const allowed = await allowedUpdates(call, undefined);
       return {
         url: info.url,
@@ -123,7 +131,7 @@ export const updateMethods = [
         ...(info.last_error_date > 0
           ? { last_error_date: info.last_error_date, last_error_message: info.last_error_message }
           : {}),
-        ...(info.url !== '' ? { max_connections: info.max_connections } : {}),
+        ...(info.url !== '' ? { max_connections: info.max_connections ?? DEFAULT_MAX_CONNECTIONS } : {}),
         ...(allowed !== undefined ? { allowed_updates: allowed } : {}),
       };
     },
