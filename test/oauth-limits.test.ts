@@ -138,19 +138,31 @@ await describeStoresOnFakeClock(
   { env: { RATE_LIMITS: 'on', RATE_LIMIT_TOKEN_APP_PER_S: '2' } },
 );
 
-/** Opens the authorize page as `cookie`'s user and presses `action`: the raw answer. */
-async function press(t: TestApp, app: Creds, cookie: string, action = 'allow') {
-  const params = { app_id: app.app_id, redirect_uri: CB, scope: 'moment', grant_type: 'authorization_code' };
-  const page = await openAuthorize(t.app, params, cookie);
+const LOGIN_REQUEST = { redirect_uri: CB, scope: 'moment', grant_type: 'authorization_code' };
+
+/**
+ * Opens the authorize page as `cookie`'s user for `params` (a login by default) and gives what
+ * presses it: `action` with the page's fields, `edits` over them as a user could make.
+ */
+async function authorizePage(t: TestApp, app: Creds, cookie: string, params: Record<string, string> = LOGIN_REQUEST) {
+  const page = await openAuthorize(t.app, { app_id: app.app_id, ...params }, cookie);
   assert.equal(page.status, 200, page.body);
   const csrf = String(page.setCookie).split(';')[0] ?? '';
-  const request: InjectOptions = {
-    method: 'POST',
-    url: '/oauth/authorize',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrf}` },
-    payload: new URLSearchParams({ ...hiddenFields(page.body), action }).toString(),
+  const fields = hiddenFields(page.body);
+  return (action = 'allow', edits: Record<string, string> = {}) => {
+    const request: InjectOptions = {
+      method: 'POST',
+      url: '/oauth/authorize',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `${cookie}; ${csrf}` },
+      payload: new URLSearchParams({ ...fields, ...edits, action }).toString(),
+    };
+    return t.app.inject(request);
   };
-  return t.app.inject(request);
+}
+
+/** Opens the login's authorize page as `cookie`'s user and presses `action`: the raw answer. */
+async function press(t: TestApp, app: Creds, cookie: string, action = 'allow') {
+  return (await authorizePage(t, app, cookie))(action);
 }
 
 const codesOf = async (t: TestApp, userId: string): Promise<number> => {
@@ -192,6 +204,32 @@ await describeStoresOnFakeClock(
       const allowed = await press(t(), app, aliceCookie);
       assert.equal(allowed.statusCode, 302, allowed.body);
       assert.ok(new URL(String(allowed.headers.location)).searchParams.get('code'), 'a code after the refill');
+    });
+
+    it("a payment's Allow refused by its checks (400 page) spends nothing; an accepted one does", async () => {
+      const [owner, alice] = (await createUsers(t().app, 2)) as [TestUser, TestUser];
+      const app = await createApp(t().app, owner.user_id);
+      const cookie = await createSessionCookie(t().app, alice.user_id);
+      const pay = await authorizePage(t(), app, cookie, {
+        redirect_uri: CB,
+        scope: 'payment',
+        grant_type: 'onetime_token',
+        amount: '1.5',
+        payer_user_id: alice.user_id,
+        receiver_user_id: owner.user_id,
+        pay_type: 'send',
+        pay_info: 'tea',
+      });
+      // The user edited the amount: each Allow is an error page, and none takes from the budget.
+      for (let i = 0; i < 101; i++) {
+        const refused = await pay('allow', { amount: '-1' });
+        assert.equal(refused.statusCode, 400, `refused Allow #${i}`);
+        assert.equal(refused.headers.location, undefined);
+      }
+      for (let i = 0; i < 100; i++) assert.equal((await pay()).statusCode, 302, `accepted Allow #${i}`);
+      const limited = await pay();
+      assert.equal(limited.statusCode, 429);
+      assert.deepEqual(limitHeaders(limited), ['5', '"allow";q=100;w=500', '"allow";r=0;t=5']);
     });
   },
   { env: { RATE_LIMITS: 'on' } },

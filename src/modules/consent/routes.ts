@@ -268,12 +268,13 @@ export function authorizePageRoutes(app: App, s: Services): void {
         case 'cancel':
           return back({ error: 'access_denied' });
         case 'allow': {
-          // Each Allow adds a row (a code or a one-time token): the user's budget, before either.
-          await s.oauth.admitAllow(userId);
+          // Each Allow adds a row (a code or a one-time token), so each spends from the user's budget:
+          // a payment's once its order passed its checks (payments.authorize), a login's here.
           if (r.payment !== undefined) {
             // With the order as confirmed: the user may have edited the request's amount or parties.
             return back(await s.payments.authorize(r.app, userId, r.payment));
           }
+          await s.oauth.admitAllow(userId);
           const code = await s.oauth.issueCode(r.app, userId, r.redirectUri, r.scope, r.codeChallenge);
           return back({ code, userId, source: SOURCE });
         }

@@ -100,6 +100,8 @@ export class PaymentsService {
   /** After the user confirmed: the serial and its one-time token (valid PAYMENT_TOKEN_TTL_S). */
   async authorize(app: AppRef, userId: string, p: PaymentRequest) {
     const { cents, payer, receiver } = await this.validate(userId, p, app);
+    // The user's Allow budget, taken once the order passed its checks: a refused one spends nothing.
+    await this.oauth.admitAllow(userId);
     const token = newSecretToken();
     const serial = newId('pay');
     const order: Confirmed = {
