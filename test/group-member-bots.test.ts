@@ -95,7 +95,7 @@ await describe('the fan-out reads a group’s bots through the partial index [sq
   it('botsInGroup and botsInGroups search group_members_bots, not every member of the group', async () => {
     await withPlannedStore('0012-plan', async ({ k, run, plan }) => {
       await botsInGroup(k, GROUP);
-      await botsInGroups({ tx: k, dialect: 'sqlite', now: 0, touch: () => undefined }, [GROUP]);
+      await botsInGroups({ tx: k, dialect: 'sqlite', now: 0, touch: () => undefined, last: () => undefined }, [GROUP]);
       assert.equal(run.length, 2);
       for (const q of run) {
         const details = await plan(q);

@@ -24,6 +24,12 @@ export interface Work {
   readonly now: number;
   /** Announces what the write changed (lib/invalidation.ts keys), after commit: caches drop it, waiters wake. */
   readonly touch: (key: string) => void;
+  /**
+   * Runs `write` at the end of this write, in its transaction, after everything else it does (in
+   * the order registered): for a statement that takes a lock held until the commit, such as an
+   * outbox row's commit-order lock on PostgreSQL (0004), so others wait only for the commit.
+   */
+  readonly last: (write: () => Promise<void>) => void;
 }
 
 export interface Done<T> {
@@ -39,6 +45,21 @@ interface Waiting {
   fail(error: unknown): void;
   /** Runs the write in a transaction of its own and answers it. Never rejects. */
   alone(): Promise<void>;
+}
+
+/** Runs `fn` in `tx`, then what it registered to run last; what it touches goes to `touched`. */
+async function perform<T>(fn: (w: Work) => Promise<T>, tx: Kysely<DB>, now: number, touched: Set<string>): Promise<T> {
+  const lastWrites: Array<() => Promise<void>> = [];
+  const result = await fn({
+    tx,
+    now,
+    touch: (key) => touched.add(key),
+    last: (write) => {
+      lastWrites.push(write);
+    },
+  });
+  for (const write of lastWrites) await write();
+  return result;
 }
 
 /**
@@ -79,7 +100,7 @@ export class UnitOfWork {
       this.waiting.push({
         attempt: async (tx) => {
           const touched = new Set<string>();
-          const result = await fn({ tx, now, touch: (key) => touched.add(key) });
+          const result = await perform(fn, tx, now, touched);
           // A listener that throws on the announcement fails this write's answer, not the group's.
           return () => {
             Promise.resolve(touched)
@@ -106,7 +127,7 @@ export class UnitOfWork {
       this.db.k.transaction().execute((tx) => {
         // A retried attempt starts over: what a failed one registered is forgotten.
         touched.clear();
-        return fn({ tx, now, touch: (key) => touched.add(key) });
+        return perform(fn, tx, now, touched);
       }),
     );
     return this.announce(result, touched);

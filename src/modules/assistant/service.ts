@@ -97,24 +97,28 @@ export class AssistantService {
       };
     }
     await saveState(w.tx, m.from_user_id, answer.next, w.now);
-    await insertOutbox(w.tx, [
-      {
-        message_id: newId('msg'),
-        chat_type: 'private',
-        group_id: null,
-        to_user_id: m.from_user_id,
-        from_user_id: ASSISTANT_USER_ID,
-        app_id: null,
-        object_name: 'text',
-        title: null,
-        content: answer.reply,
-        normalized: null,
-        mention_user_ids: '[]',
-        reply_markup: null,
-        created_at: w.now,
-        edited_at: null,
-      },
-    ]);
+    // Last in the batch's transaction: the outbox's commit-order lock (PostgreSQL) is then held for
+    // the commit only, not for the rest of the batch, which every bot's send would wait behind.
+    w.last(() =>
+      insertOutbox(w.tx, [
+        {
+          message_id: newId('msg'),
+          chat_type: 'private',
+          group_id: null,
+          to_user_id: m.from_user_id,
+          from_user_id: ASSISTANT_USER_ID,
+          app_id: null,
+          object_name: 'text',
+          title: null,
+          content: answer.reply,
+          normalized: null,
+          mention_user_ids: '[]',
+          reply_markup: null,
+          created_at: w.now,
+          edited_at: null,
+        },
+      ]),
+    );
   }
 
   private async respond(t: Turn, state: State | undefined, text: string): Promise<Answer> {
