@@ -57,7 +57,7 @@ await describePostgres("the assistant's reply is its batch's last write", (t) =>
       } finally {
         await held.end();
       }
-        const answers = await Promise.all([first.promise, second.promise]);
+      const answers = await Promise.all([first.promise, second.promise]);
       assert.deepEqual(
         answers.map((a) => [a.status, a.body.refused]),
         [
