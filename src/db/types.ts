@@ -203,6 +203,14 @@ export interface BotsTable {
    * deliveries go one at a time whatever it is.
    */
   webhook_max_connections: number | null;
+  /**
+   * The bot's consecutive failed webhook attempts, whichever Updates they were of (0016): the
+   * backoff follows it, so Updates that become the head behind a dropped one do not start the
+   * schedule again. Null or 0: none since the last success, or since the Webhook URL was set.
+   */
+  webhook_fail_streak: number | null;
+  /** When the bot's next webhook attempt may start (ms), set by a failed one (0016); null: at once. */
+  webhook_not_before: number | null;
   payload_format: PayloadFormat;
   /** Last Update id handed out for this bot; ids rise by one per bot. */
   last_update_id: number;

@@ -1,9 +1,10 @@
 // Webhook delivery: durable (the queue is the updates table), at-least-once, in Update order per
-// bot, with exponential backoff honouring Retry-After, expiry after the retention (24 hours by
-// default). Several dispatchers (instances) may run on one store: each head Update is leased by an
-// atomic UPDATE before it is sent, so only one of them sends it. A pass only starts deliveries: each
-// bot has at most one in flight and is picked up again as soon as it ends, so a slow or hanging
-// receiver holds its own bot back and nobody else.
+// bot, with exponential backoff honouring Retry-After (following the bot's run of failed attempts,
+// not one Update's), expiry after the retention (24 hours by default). Several dispatchers
+// (instances) may run on one store: each head Update is leased by an atomic UPDATE before it is
+// sent, so only one of them sends it. A pass only starts deliveries: each bot has at most one in
+// flight and is picked up again as soon as it ends, so a slow or hanging receiver holds its own bot
+// back and nobody else.
 import type { Kysely } from 'kysely';
 import type { Config } from '../../config.js';
 import type { Db } from '../../db/connect.js';
@@ -39,6 +40,7 @@ export type DispatcherSettings = Pick<
   'webhookAllowInsecure' | 'webhookRetryBaseMs' | 'webhookRetryMaxMs' | 'updateRetentionS'
 >;
 
+/** The delay after a run of `attempts` failed attempts and one more (1 s after the first, by default). */
 export const backoffMs = (attempts: number, s: Pick<Config, 'webhookRetryBaseMs' | 'webhookRetryMaxMs'>): number =>
   Math.min(s.webhookRetryMaxMs, s.webhookRetryBaseMs * 2 ** attempts);
 
@@ -275,6 +277,7 @@ export class WebhookDispatcher {
       });
       if (attempt.ok) {
         await repo.deleteUpdate(tx, h.seq);
+        await repo.endStreak(tx, h.bot_user_id);
       } else {
         await this.failed(tx, h, attempt, now, ended);
         await repo.endLease(tx, h.seq, until);
@@ -285,13 +288,23 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Records a failed attempt made at `now` that ended at `ended`, and when to try again. */
+  /**
+   * Records a failed attempt made at `now` that ended at `ended`, and when to try again. The backoff
+   * follows the bot's run of failures (`webhook_fail_streak`), not the Update's attempts: once a head
+   * that failed for its whole retention is dropped, the next one goes on from the same step (10
+   * minutes apart) rather than from 1 s, and the bot is held (`webhook_not_before`) whichever
+   * Update is its head then. While one Update fails from the start the two counts are the same.
+   */
   private async failed(tx: Kysely<DB>, h: repo.DueHead, attempt: Attempt, now: number, ended: number): Promise<void> {
     // Retry-After may ask for more than the backoff, never more than its cap (decisions.md section 2).
     const retryAfter = Math.min(attempt.retryAfterMs ?? 0, this.config.webhookRetryMaxMs);
+    const streak = h.webhook_fail_streak ?? 0;
     // Abandoned by a shutdown: due again at once, for whichever process runs next.
-    const delay = attempt.abandoned === true ? 0 : Math.max(backoffMs(h.attempts, this.config), retryAfter);
-    await repo.retryLater(tx, h, { url: h.webhook_url, at: ended + delay, error: attempt.error });
+    const delay = attempt.abandoned === true ? 0 : Math.max(backoffMs(streak, this.config), retryAfter);
+    const at = ended + delay;
+    if (await repo.retryLater(tx, h, { url: h.webhook_url, at, error: attempt.error })) {
+      await repo.failStreak(tx, h.bot_user_id, h.webhook_url, at);
+    }
     // Nor does the old receiver's failure show as the new URL's last error.
     await repo.noteWebhookError(tx, h.bot_user_id, h.webhook_url, now, attempt.error);
   }

@@ -1,4 +1,13 @@
-import { expressionBuilder, sql, type ExpressionBuilder, type Insertable, type Kysely, type NotNull } from 'kysely';
+import {
+  expressionBuilder,
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type Insertable,
+  type Kysely,
+  type NotNull,
+  type SqlBool,
+} from 'kysely';
 import type { Config } from '../../config.js';
 import { deleteOlder } from '../../db/rows.js';
 import type { CallbackQueriesTable, DB, PayloadFormat, WebhookDeliveriesTable } from '../../db/types.js';
@@ -171,11 +180,13 @@ export async function setWebhook(
 }
 
 /**
- * Makes the bot's Updates that failed due now, counted from 0 again: a new Webhook URL must not
- * wait out the backoff or Retry-After of the old receiver. A retry leased right now by another
- * instance may then go out twice, which at-least-once delivery allows.
+ * Makes the bot's Updates that failed due now, counted from 0 again, and ends the bot's run of
+ * failures: a new Webhook URL must not wait out the backoff or Retry-After of the old receiver. A
+ * retry leased right now by another instance may then go out twice, which at-least-once delivery
+ * allows.
  */
 export async function restartRetries(tx: Kysely<DB>, botUserId: string, now: number): Promise<void> {
+  await endStreak(tx, botUserId);
   await tx
     .updateTable('updates')
     .set({ attempts: 0, next_attempt_at: now })
@@ -207,14 +218,30 @@ export const pendingCount = async (tx: Kysely<DB>, botUserId: string, notBefore:
   ).n;
 
 /**
+ * A time is due at `now`: it has come, or it is more than `farMs` away, further than any schedule
+ * this platform makes (a lease, the longest backoff, the clocks' skew): stamped by a clock since
+ * set back, or briefly far ahead, it would otherwise hold the bot's queue back by the step, for
+ * years maybe.
+ */
+const dueBy = (at: Expression<number | null>, now: number, farMs: number) =>
+  sql<SqlBool>`(${at} <= ${now} or ${at} > ${now + farMs})`;
+
+/**
+ * The conditions of a bot's head Update `u` (of bot `b`) being due at `now`, for dueHeads and any
+ * look-up of one bot's head: the Update's own time (its backoff, or a lease) and the bot's
+ * (`webhook_not_before`, the backoff of its run of failures, whichever Updates they were of), each
+ * with the same guard against a clock moved (dueBy).
+ */
+export const headDue = (now: number, farMs: number): Expression<SqlBool> =>
+  sql<SqlBool>`(${dueBy(sql.ref('u.next_attempt_at'), now, farMs)} and (${sql.ref('b.webhook_not_before')} is null or ${dueBy(sql.ref('b.webhook_not_before'), now, farMs)}))`;
+
+/**
  * The due head Update of each bot with a webhook. Driven from the bots (a partial index) and each
  * bot's smallest update_id (the unique index), so its cost follows the bots with a webhook, not
  * the Updates waiting, however many a polling bot leaves unconsumed. Only bots with a webhook: the
  * type says so too (`$narrowType`), so a due head's webhook_url is never null.
  *
- * Due: its time has come, or it is more than `farMs` away, further than any schedule this platform
- * makes (a lease, the longest backoff, the clocks' skew): stamped by a clock since set back, or
- * briefly far ahead, it would otherwise hold the bot's queue back by the step, for years maybe.
+ * Due: the Update's time and the bot's (headDue).
  */
 export function dueHeads(tx: Kysely<DB>, now: number, limit: number, farMs: number) {
   return tx
@@ -238,10 +265,11 @@ export function dueHeads(tx: Kysely<DB>, now: number, limit: number, farMs: numb
       'b.webhook_key_enc',
       'b.payload_format',
       'b.allowed_updates',
+      'b.webhook_fail_streak',
     ])
     .where('b.webhook_url', 'is not', null)
     .$narrowType<{ webhook_url: NotNull }>()
-    .where((eb) => eb.or([eb('u.next_attempt_at', '<=', now), eb('u.next_attempt_at', '>', now + farMs)]))
+    .where(headDue(now, farMs))
     .orderBy('u.next_attempt_at')
     .limit(limit)
     .execute();
@@ -284,13 +312,16 @@ export async function insertDelivery(tx: Kysely<DB>, d: Insertable<WebhookDelive
   await tx.insertInto('webhook_deliveries').values(d).execute();
 }
 
-/** Counts a failed attempt of a leased Update and makes it due again `at`, with its error. */
+/**
+ * Counts a failed attempt of a leased Update and makes it due again `at`, with its error; false when
+ * a new Webhook URL set meanwhile left the Update as it was.
+ */
 export async function retryLater(
   tx: Kysely<DB>,
   h: { seq: number; bot_user_id: string; attempts: number },
   r: { url: string; at: number; error: string | null },
-): Promise<void> {
-  await tx
+): Promise<boolean> {
+  const u = await tx
     .updateTable('updates')
     .set({ attempts: sql`attempts + 1`, next_attempt_at: r.at, last_error: r.error })
     .where('seq', '=', h.seq)
@@ -307,6 +338,43 @@ export async function retryLater(
           .where('bots.webhook_url', '=', r.url),
       ),
     )
+    .executeTakeFirst();
+  return Number(u.numUpdatedRows) > 0;
+}
+
+/**
+ * Counts a failed attempt in the bot's run of failures and holds its next attempt until `at`, if
+ * its Webhook URL is still `url` (a new one starts without them: restartRetries).
+ */
+export async function failStreak(tx: Kysely<DB>, botUserId: string, url: string, at: number): Promise<void> {
+  await tx
+    .updateTable('bots')
+    .set({ webhook_fail_streak: sql`coalesce(webhook_fail_streak, 0) + 1`, webhook_not_before: at })
+    .where('bot_user_id', '=', botUserId)
+    .where('webhook_url', '=', url)
+    .execute();
+}
+
+/** Lets the bot's next webhook attempt start at once (a redelivery), its run of failures kept. */
+export async function releaseBot(tx: Kysely<DB>, botUserId: string): Promise<void> {
+  await tx
+    .updateTable('bots')
+    .set({ webhook_not_before: null })
+    .where('bot_user_id', '=', botUserId)
+    .where('webhook_not_before', 'is not', null)
+    .execute();
+}
+
+/**
+ * Ends the bot's run of failures (a delivery got through). Writes only a bot that had one: most
+ * deliveries leave its row, and its lock, alone.
+ */
+export async function endStreak(tx: Kysely<DB>, botUserId: string): Promise<void> {
+  await tx
+    .updateTable('bots')
+    .set({ webhook_fail_streak: null, webhook_not_before: null })
+    .where('bot_user_id', '=', botUserId)
+    .where((eb) => eb.or([eb('webhook_fail_streak', 'is not', null), eb('webhook_not_before', 'is not', null)]))
     .execute();
 }
 

@@ -479,6 +479,8 @@ export class DeliveryService {
         created_at: w.now,
       });
     }
+    // Nor is it held by the bot's backoff; its run of failures goes on if this attempt fails too.
+    await repo.releaseBot(w.tx, botId);
     w.touch(updatesKey(botId));
   }
 
