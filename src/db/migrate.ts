@@ -16,7 +16,7 @@ import { grantRetentionMigration } from './migrations/0011_grant_retention.js';
 import { groupMemberBotsMigration } from './migrations/0012_group_member_bots.js';
 import { familyExpiryMigration } from './migrations/0013_family_expiry.js';
 import { webhookMaxConnectionsMigration } from './migrations/0014_webhook_max_connections.js';
-import { webhookStreakMigration } from './migrations/0016_webhook_streak.js';
+import { webhookStreakMigration } from './migrations/0015_webhook_streak.js';
 import type { DB } from './types.js';
 
 /** The schema's migrations, in order. */
@@ -36,7 +36,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '0012_group_member_bots': groupMemberBotsMigration(),
     '0013_family_expiry': familyExpiryMigration(),
     '0014_webhook_max_connections': webhookMaxConnectionsMigration(),
-    '0016_webhook_streak': webhookStreakMigration(),
+    '0015_webhook_streak': webhookStreakMigration(),
   };
 }
 

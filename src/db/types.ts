@@ -204,12 +204,12 @@ export interface BotsTable {
    */
   webhook_max_connections: number | null;
   /**
-   * The bot's consecutive failed webhook attempts, whichever Updates they were of (0016): the
+   * The bot's consecutive failed webhook attempts, whichever Updates they were of (0015): the
    * backoff follows it, so Updates that become the head behind a dropped one do not start the
    * schedule again. Null or 0: none since the last success, or since the Webhook URL was set.
    */
   webhook_fail_streak: number | null;
-  /** When the bot's next webhook attempt may start (ms), set by a failed one (0016); null: at once. */
+  /** When the bot's next webhook attempt may start (ms), set by a failed one (0015); null: at once. */
   webhook_not_before: number | null;
   payload_format: PayloadFormat;
   /** Last Update id handed out for this bot; ids rise by one per bot. */
